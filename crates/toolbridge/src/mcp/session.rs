@@ -1,0 +1,307 @@
+//! A live MCP session: the rmcp client service plus what toolbridge adds
+//! around it (closed / lost signals, per-request timeouts, pagination
+//! guards, result conversion, the stdio child process).
+
+use std::{collections::HashSet, sync::Arc, time::Duration};
+
+use rmcp::{
+    RoleClient,
+    model::{
+        CallToolRequest, CallToolRequestParams, ClientRequest, ListToolsRequest,
+        PaginatedRequestParams, ServerResult,
+    },
+    service::{PeerRequestOptions, RunningService, ServiceError},
+};
+use serde_json::Value;
+use tokio::{io::AsyncWriteExt, process::ChildStdin};
+use tokio_util::sync::CancellationToken;
+use toolbridge_core::ToolResult;
+
+use super::{
+    McpError, McpToolInfo, client::BridgeClient, convert, process::ChildProcess,
+};
+
+/// At most this many `tools/list` pages are read before giving up.
+pub const MAX_TOOL_LIST_PAGES: usize = 1000;
+
+/// The server's stdin, shared with the line transport so a cleanup can close
+/// it at once, without waiting for the rmcp service loop.
+pub(crate) type SharedStdin = super::line_transport::SharedWriter<ChildStdin>;
+
+/// What a session runs over.
+pub(crate) enum Link {
+    /// A child process (stdio transport).
+    Stdio {
+        child: ChildProcess,
+        stdin: SharedStdin,
+    },
+    /// A Streamable HTTP connection.
+    Http,
+}
+
+/// A connected session with one server.
+pub(crate) struct Session {
+    server: Arc<str>,
+    running: std::sync::Mutex<Option<RunningService<RoleClient, BridgeClient>>>,
+    peer: rmcp::Peer<RoleClient>,
+    /// Cancelled by `cleanup()`: pending and new calls fail with `Closed`.
+    closed: CancellationToken,
+    /// Cancelled when the transport ends (stdout EOF): calls fail with
+    /// `Exited` / `ConnectionLost` at once.
+    lost: CancellationToken,
+    link: Link,
+}
+
+impl Session {
+    pub(crate) fn new(
+        server: Arc<str>,
+        running: RunningService<RoleClient, BridgeClient>,
+        lost: CancellationToken,
+        link: Link,
+    ) -> Self {
+        let peer = running.peer().clone();
+        Self {
+            server,
+            running: std::sync::Mutex::new(Some(running)),
+            peer,
+            closed: CancellationToken::new(),
+            lost,
+            link,
+        }
+    }
+
+    /// The server's process id, for stdio sessions.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        match &self.link {
+            Link::Stdio { child, .. } => Some(child.pid()),
+            Link::Http => None,
+        }
+    }
+
+    /// The negotiated protocol version, e.g. `2025-11-25` or `2026-07-28`.
+    pub(crate) fn protocol_version(&self) -> Option<String> {
+        self.peer
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+    }
+
+    /// Whether the transport has ended (the server exited or hung up).
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.is_cancelled()
+    }
+
+    /// Sends one request and waits for its result, failing at once when the
+    /// session is closed or lost, and after `timeout` otherwise (rmcp then
+    /// sends `notifications/cancelled` for the request).
+    async fn request(
+        &self,
+        request: ClientRequest,
+        phase: &str,
+        timeout: Duration,
+    ) -> Result<ServerResult, McpError> {
+        if self.closed.is_cancelled() {
+            return Err(self.closed_error(phase));
+        }
+        if self.lost.is_cancelled() {
+            return Err(self.lost_error(phase).await);
+        }
+        let options = PeerRequestOptions::with_timeout(timeout);
+        let outcome = tokio::select! {
+            biased;
+            _ = self.closed.cancelled() => return Err(self.closed_error(phase)),
+            _ = self.lost.cancelled() => return Err(self.lost_error(phase).await),
+            outcome = async {
+                let handle = self.peer.send_request_with_option(request, options).await?;
+                handle.await_response().await
+            } => outcome,
+        };
+        match outcome {
+            Ok(result) => Ok(result),
+            Err(error) => Err(self.map_service_error(error, phase, timeout).await),
+        }
+    }
+
+    async fn map_service_error(&self, error: ServiceError, phase: &str, timeout: Duration) -> McpError {
+        match error {
+            ServiceError::McpError(data) => McpError::Rpc {
+                server: self.server.to_string(),
+                phase: phase.to_owned(),
+                code: data.code.0,
+                message: data.message.into_owned(),
+                data: data.data,
+            },
+            ServiceError::Timeout { .. } => McpError::Timeout {
+                server: self.server.to_string(),
+                phase: phase.to_owned(),
+                after: timeout,
+            },
+            _ if self.closed.is_cancelled() => self.closed_error(phase),
+            ServiceError::TransportClosed | ServiceError::TransportSend(_)
+                if matches!(self.link, Link::Stdio { .. }) =>
+            {
+                self.lost_error(phase).await
+            }
+            ServiceError::UnexpectedResponse => McpError::Protocol {
+                server: self.server.to_string(),
+                phase: phase.to_owned(),
+                message: "the server answered with a result of the wrong type".to_owned(),
+            },
+            other => McpError::ConnectionLost {
+                server: self.server.to_string(),
+                phase: phase.to_owned(),
+                message: other.to_string(),
+            },
+        }
+    }
+
+    fn closed_error(&self, phase: &str) -> McpError {
+        McpError::Closed {
+            server: self.server.to_string(),
+            phase: phase.to_owned(),
+        }
+    }
+
+    /// The error for a session whose transport ended: for stdio, the exit
+    /// status and stderr tail of the server.
+    pub(crate) async fn lost_error(&self, phase: &str) -> McpError {
+        match &self.link {
+            Link::Stdio { child, .. } => {
+                let status = child.describe_exit(Duration::from_secs(1)).await;
+                let stderr = child.stderr_after_exit(Duration::from_millis(300)).await;
+                McpError::Exited {
+                    server: self.server.to_string(),
+                    phase: phase.to_owned(),
+                    status,
+                    stderr,
+                }
+            }
+            Link::Http => McpError::ConnectionLost {
+                server: self.server.to_string(),
+                phase: phase.to_owned(),
+                message: "the connection to the server was closed".to_owned(),
+            },
+        }
+    }
+
+    /// `tools/list`, following `nextCursor` to the end.
+    ///
+    /// A cursor seen twice, or more than [`MAX_TOOL_LIST_PAGES`] pages, ends
+    /// with [`McpError::Protocol`] instead of an endless loop. Tools that
+    /// cannot be used (no name, an invalid name, a schema that is not an
+    /// object) are skipped with a warning naming them.
+    pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<McpToolInfo>, McpError> {
+        let mut tools = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        for page in 1..=MAX_TOOL_LIST_PAGES {
+            let params = cursor
+                .clone()
+                .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+            let request = ClientRequest::ListToolsRequest(ListToolsRequest {
+                method: Default::default(),
+                params,
+                extensions: Default::default(),
+            });
+            let result = self.request(request, "tools/list", timeout).await?;
+            let page_value = result_to_value(result);
+            let Some(items) = page_value.get("tools").and_then(Value::as_array) else {
+                return Err(McpError::Protocol {
+                    server: self.server.to_string(),
+                    phase: "tools/list".to_owned(),
+                    message: format!("page {page} has no `tools` array"),
+                });
+            };
+            tools.extend(items.iter().filter_map(|item| McpToolInfo::from_wire(&self.server, item)));
+            match page_value.get("nextCursor").and_then(Value::as_str) {
+                None | Some("") => return Ok(tools),
+                Some(next) if !seen.insert(next.to_owned()) => {
+                    return Err(McpError::Protocol {
+                        server: self.server.to_string(),
+                        phase: "tools/list".to_owned(),
+                        message: format!(
+                            "the server returned the cursor {next:?} a second time (page {page}); stopping instead of looping forever"
+                        ),
+                    });
+                }
+                Some(next) => cursor = Some(next.to_owned()),
+            }
+        }
+        Err(McpError::Protocol {
+            server: self.server.to_string(),
+            phase: "tools/list".to_owned(),
+            message: format!("the tool list did not end after {MAX_TOOL_LIST_PAGES} pages"),
+        })
+    }
+
+    /// `tools/call`.
+    pub(crate) async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: Value,
+        timeout: Duration,
+    ) -> Result<ToolResult, McpError> {
+        let phase = format!("tools/call '{tool}'");
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        match arguments {
+            Value::Object(map) => params = params.with_arguments(map),
+            Value::Null => params = params.with_arguments(Default::default()),
+            other => {
+                return Err(McpError::Protocol {
+                    server: self.server.to_string(),
+                    phase,
+                    message: format!("arguments must be a JSON object, not {other}"),
+                });
+            }
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        match self.request(request, &phase, timeout).await? {
+            ServerResult::CallToolResult(result) => Ok(convert::tool_result(result)),
+            // A reply without `content` decodes as another variant.
+            ServerResult::EmptyResult(_) => Ok(ToolResult::default()),
+            ServerResult::CustomResult(custom) => Ok(convert::tool_result_from_value(custom.0)),
+            other => Err(McpError::Protocol {
+                server: self.server.to_string(),
+                phase,
+                message: format!("expected a CallToolResult, got {}", result_to_value(other)),
+            }),
+        }
+    }
+
+    /// Closes the session: pending and later calls fail with `Closed` at
+    /// once; for stdio, stdin is closed and the process group is terminated
+    /// (SIGTERM, then SIGKILL after 5 s); for HTTP, the session is ended
+    /// with `DELETE`. Idempotent.
+    pub(crate) async fn shutdown(&self) {
+        self.closed.cancel();
+        let running = self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match &self.link {
+            Link::Stdio { child, stdin } => {
+                if let Some(mut writer) = stdin.lock().await.take() {
+                    let _ = writer.flush().await;
+                    let _ = writer.shutdown().await;
+                }
+                // The service loop ends on its own once stdout closes.
+                drop(running);
+                child.terminate().await;
+            }
+            Link::Http => {
+                if let Some(mut running) = running {
+                    // Lets the transport worker end the session (DELETE).
+                    let _ = tokio::time::timeout(Duration::from_secs(3), running.close()).await;
+                }
+            }
+        }
+    }
+}
+
+/// A result as JSON, whichever variant rmcp decoded it into.
+fn result_to_value(result: ServerResult) -> Value {
+    match result {
+        ServerResult::CustomResult(custom) => custom.0,
+        other => serde_json::to_value(other).unwrap_or(Value::Null),
+    }
+}

@@ -1,0 +1,300 @@
+//! [`McpServerStdio`]: a server run as a child process over stdio.
+
+use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
+
+use rmcp::{
+    model::ProtocolVersion,
+    service::{ClientLifecycleMode, ClientServiceExt},
+};
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use toolbridge_core::BoxFuture;
+
+use super::{
+    McpError, McpServer, McpServerHandle, McpServerOptions,
+    client::BridgeClient,
+    line_transport::{LineTransport, shared_writer},
+    process::{ChildProcess, EnvSpec, SpawnSpec, describe_status},
+    session::{Link, Session},
+};
+
+/// How to start a stdio server: the seed's `MCPServerStdioParams`
+/// (`command`, `args`, `env`, `cwd`), plus environment inheritance.
+///
+/// The command runs directly (argv), never through a shell. Its
+/// environment is *not* the parent's: only
+/// [`DEFAULT_INHERITED_ENV`](super::DEFAULT_INHERITED_ENV) (plus `LC_*`,
+/// `XDG_*`), the names in `inherit_env`, and `env`, unless
+/// `inherit_all_env` is set. A secret in the parent (an API key) thus never
+/// reaches a server that was not given it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpServerStdioParams {
+    /// The program, found on `PATH` unless it is a path.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables set for the server.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Further parent variables to pass through, by name (e.g. `HTTPS_PROXY`).
+    #[serde(default)]
+    pub inherit_env: Vec<String>,
+    /// Pass the whole parent environment (explicit opt-in).
+    #[serde(default)]
+    pub inherit_all_env: bool,
+    /// The working directory; the parent's when unset.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+}
+
+/// An MCP server run as a child process, speaking newline-delimited
+/// JSON-RPC on its stdin and stdout (MCP specification 2025-11-25,
+/// "Transports" → "stdio").
+///
+/// toolbridge owns the child's lifecycle: it runs in its own process group;
+/// its stderr is drained (the last 64 KiB are kept for errors, lines go to
+/// `tracing` under the `toolbridge::server_stderr` target); `cleanup()`
+/// closes stdin, waits briefly, sends SIGTERM to the group, waits 5 s, then
+/// SIGKILL, and reaps it. Dropping the last handle without `cleanup()` kills
+/// the group with SIGKILL.
+///
+/// Output that is not JSON-RPC on stdout (banners, log lines), `\r\n` line
+/// ends and very long lines are tolerated.
+///
+/// # Examples
+/// ```no_run
+/// use toolbridge::mcp::{McpServer, McpServerStdio};
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = McpServerStdio::command("npx", ["-y", "@modelcontextprotocol/server-everything@2026.8.31"])
+///     .with_name("everything")
+///     .with_startup_timeout(std::time::Duration::from_secs(120));
+/// server.connect().await?;
+/// let result = server.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
+/// assert_eq!(result.text_content(), "Echo: hi");
+/// server.cleanup().await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct McpServerStdio {
+    params: McpServerStdioParams,
+    handle: McpServerHandle,
+}
+
+impl McpServerStdio {
+    /// A server started from `params`, named after its command.
+    pub fn new(params: McpServerStdioParams) -> Self {
+        let name = default_name(&params.command);
+        Self {
+            params,
+            handle: McpServerHandle::new(name, McpServerOptions::default()),
+        }
+    }
+
+    /// A server started as `command args…`.
+    pub fn command<I, S>(command: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self::new(McpServerStdioParams {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            ..McpServerStdioParams::default()
+        })
+    }
+
+    /// Sets the name (used in errors, logs and prefixes). Call before
+    /// connecting or bridging: it makes a new handle.
+    pub fn with_name(self, name: impl Into<String>) -> Self {
+        let name: String = name.into();
+        let options = self.handle.options();
+        Self {
+            handle: McpServerHandle::new(name, options),
+            ..self
+        }
+    }
+
+    /// Sets both timeouts. Call before connecting or bridging.
+    pub fn with_options(self, options: McpServerOptions) -> Self {
+        let name = self.handle.name().to_owned();
+        Self {
+            handle: McpServerHandle::new(name, options),
+            ..self
+        }
+    }
+
+    /// Sets the startup timeout (spawn → handshake done; default 60 s).
+    pub fn with_startup_timeout(self, timeout: Duration) -> Self {
+        let options = McpServerOptions {
+            startup_timeout: timeout,
+            ..self.handle.options()
+        };
+        self.with_options(options)
+    }
+
+    /// Sets the default per-call timeout (default 30 s).
+    pub fn with_call_timeout(self, timeout: Duration) -> Self {
+        let options = McpServerOptions {
+            call_timeout: timeout,
+            ..self.handle.options()
+        };
+        self.with_options(options)
+    }
+
+    /// Sets a variable for the server.
+    pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.params.env.insert(name.into(), value.into());
+        self
+    }
+
+    /// Passes a parent variable through by name.
+    pub fn with_inherited_env(mut self, name: impl Into<String>) -> Self {
+        self.params.inherit_env.push(name.into());
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.params.cwd = Some(cwd.into());
+        self
+    }
+
+    /// How the server is started.
+    pub fn params(&self) -> &McpServerStdioParams {
+        &self.params
+    }
+
+    /// The process id of the running server (its process group id too).
+    pub fn pid(&self) -> Option<u32> {
+        self.handle.pid()
+    }
+
+    async fn start(&self) -> Result<Session, McpError> {
+        if self.params.command.trim().is_empty() {
+            return Err(McpError::InvalidConfig {
+                server: self.handle.name().to_owned(),
+                message: "the command is empty".to_owned(),
+            });
+        }
+        let deadline = Instant::now() + self.handle.options().startup_timeout;
+        let auto = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        };
+        match self.attempt(auto, deadline).await {
+            Err(McpError::Handshake { message, .. }) => {
+                // A legacy server may answer `server/discover` in a way rmcp
+                // does not read as "legacy"; start it again with the plain
+                // `initialize` handshake.
+                tracing::info!(
+                    server = self.handle.name(), %message,
+                    "discovery failed; retrying with the initialize handshake"
+                );
+                self.attempt(ClientLifecycleMode::Initialize, deadline).await
+            }
+            other => other,
+        }
+    }
+
+    async fn attempt(
+        &self,
+        lifecycle: ClientLifecycleMode,
+        deadline: Instant,
+    ) -> Result<Session, McpError> {
+        let server = self.handle.name_arc();
+        let spec = SpawnSpec {
+            server: Arc::clone(&server),
+            command: self.params.command.clone(),
+            args: self.params.args.clone(),
+            env: EnvSpec {
+                inherit_all: self.params.inherit_all_env,
+                inherit: self.params.inherit_env.clone(),
+                vars: self.params.env.clone(),
+            },
+            cwd: self.params.cwd.clone(),
+        };
+        let (child, stdin, stdout) = ChildProcess::spawn(&spec)?;
+        let lost = CancellationToken::new();
+        let stdin = shared_writer(stdin);
+        let transport = LineTransport::new(Arc::clone(&server), stdout, Arc::clone(&stdin), lost.clone());
+        let client = BridgeClient::new(Arc::clone(&server), self.handle.tools_changed_sender());
+
+        enum Outcome<T> {
+            Ready(T),
+            Exited(std::process::ExitStatus),
+            TimedOut,
+        }
+        let outcome = tokio::select! {
+            result = client.serve_with_lifecycle(transport, lifecycle) => Outcome::Ready(result),
+            status = child.exited() => Outcome::Exited(status),
+            () = tokio::time::sleep_until(deadline) => Outcome::TimedOut,
+        };
+        let failure = match outcome {
+            Outcome::Ready(Ok(running)) => {
+                // A server whose leader exits while a grandchild keeps stdout
+                // open must still count as gone.
+                let exit = child.exit_watcher();
+                let lost_on_exit = lost.clone();
+                tokio::spawn(async move {
+                    exit.await;
+                    lost_on_exit.cancel();
+                });
+                return Ok(Session::new(server, running, lost, Link::Stdio { child, stdin }));
+            }
+            Outcome::Ready(Err(error)) => {
+                match tokio::time::timeout(Duration::from_secs(1), child.exited()).await {
+                    Ok(status) => exited_during_startup(&server, &child, status).await,
+                    Err(_) => McpError::Handshake {
+                        server: server.to_string(),
+                        message: error.to_string(),
+                        stderr: child.stderr_now(),
+                    },
+                }
+            }
+            Outcome::Exited(status) => exited_during_startup(&server, &child, status).await,
+            Outcome::TimedOut => McpError::StartupTimeout {
+                server: server.to_string(),
+                after: self.handle.options().startup_timeout,
+                stderr: child.stderr_now(),
+            },
+        };
+        stdin.lock().await.take();
+        child.terminate().await;
+        Err(failure)
+    }
+}
+
+async fn exited_during_startup(
+    server: &str,
+    child: &ChildProcess,
+    status: std::process::ExitStatus,
+) -> McpError {
+    McpError::ExitedDuringStartup {
+        server: server.to_owned(),
+        status: describe_status(status),
+        stderr: child.stderr_after_exit(Duration::from_millis(500)).await,
+    }
+}
+
+/// The file name of the command, e.g. `npx` for `/usr/bin/npx`.
+fn default_name(command: &str) -> String {
+    std::path::Path::new(command)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| !n.is_empty())
+        .unwrap_or("stdio")
+        .to_owned()
+}
+
+impl McpServer for McpServerStdio {
+    fn handle(&self) -> &McpServerHandle {
+        &self.handle
+    }
+
+    fn connect(&self) -> BoxFuture<'_, Result<(), McpError>> {
+        Box::pin(self.handle.connect_with(|| self.start()))
+    }
+}
