@@ -1,0 +1,77 @@
+//! Shared helpers for integration tests: locate (and if needed build) the
+//! fixture server binary, and the npm interop servers.
+#![allow(dead_code)]
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    sync::OnceLock,
+};
+
+use toolbridge::mcp::McpServerStdio;
+
+/// The path of the `toolbridge-fixture` binary of the current profile,
+/// building it once if it is not there yet.
+pub fn fixture_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        // target/<profile>/deps/<test-exe> → target/<profile>
+        let exe = std::env::current_exe().expect("test executable path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile> directory")
+            .to_path_buf();
+        let bin = profile_dir.join("toolbridge-fixture");
+        if !bin.exists() {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+            let mut build = Command::new(cargo);
+            build.args(["build", "-p", "toolbridge-fixture", "--bin", "toolbridge-fixture"]);
+            if profile_dir.file_name().is_some_and(|n| n == "release") {
+                build.arg("--release");
+            }
+            let status = build.status().expect("run cargo build for the fixture");
+            assert!(status.success(), "building toolbridge-fixture failed");
+        }
+        bin
+    })
+    .clone()
+}
+
+/// A stdio server running the fixture with `args`, named `fixture`.
+pub fn fixture(args: &[&str]) -> McpServerStdio {
+    McpServerStdio::command(fixture_bin().to_string_lossy(), args.iter().copied()).with_name("fixture")
+}
+
+/// `interop/node_modules`, from `TOOLBRIDGE_INTEROP_DIR` or next to the
+/// workspace. `None` (the test should skip) when it is missing, unless
+/// `TOOLBRIDGE_INTEROP_REQUIRED=1`, where a missing install panics.
+pub fn interop_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("TOOLBRIDGE_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop/node_modules")
+        });
+    if dir.join(".bin").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("TOOLBRIDGE_INTEROP_REQUIRED").as_deref() != Ok("1"),
+        "interop servers are required but missing at {}; run `npm ci --prefix interop`",
+        dir.display()
+    );
+    eprintln!("skipping: interop servers not installed at {} (run `npm ci --prefix interop`)", dir.display());
+    None
+}
+
+/// Whether a process with this id exists (zombies count as gone).
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            // The state is the field after the parenthesised command name.
+            let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next());
+            state != Some("Z") && state != Some("X")
+        }
+        Err(_) => false,
+    }
+}
