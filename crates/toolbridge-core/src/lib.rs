@@ -21,7 +21,7 @@
 //!   handler whose argument schema is generated with `schemars`.
 //! - [`registry`]: [`ToolRegistry`], named tools with lookup and dispatch.
 //! - [`filter`]: [`ToolFilter`], the allow / block / predicate filter.
-//! - [`error`]: [`ToolError`].
+//! - [`error`]: the [`ToolError`] type.
 //!
 //! # Examples
 //! ```
