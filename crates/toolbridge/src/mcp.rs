@@ -71,7 +71,9 @@ pub use bridge::{BridgeOptions, mcp_server_to_function_tools};
 pub use error::McpError;
 pub use handle::{McpServerHandle, McpServerOptions};
 pub use http::{McpServerStreamableHttp, McpServerStreamableHttpParams};
-pub use process::{DEFAULT_INHERITED_ENV, SIGTERM_GRACE, STDERR_TAIL_BYTES, is_inherited_by_default};
+pub use process::{
+    DEFAULT_INHERITED_ENV, SIGTERM_GRACE, STDERR_TAIL_BYTES, is_inherited_by_default,
+};
 pub use session::MAX_TOOL_LIST_PAGES;
 pub use stdio::{McpServerStdio, McpServerStdioParams};
 pub use tool_info::McpToolInfo;
@@ -136,7 +138,10 @@ pub trait McpServer: Send + Sync {
         arguments: Value,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ToolResult, McpError>> {
-        Box::pin(self.handle().call_tool_with_timeout(tool, arguments, timeout))
+        Box::pin(
+            self.handle()
+                .call_tool_with_timeout(tool, arguments, timeout),
+        )
     }
 
     /// Closes the connection. See [`McpServerHandle::cleanup`].

@@ -76,7 +76,9 @@ pub async fn mcp_server_to_function_tools<S: McpServer + ?Sized>(
             continue;
         }
         let handle = server.handle().clone();
-        let timeout = options.call_timeout.unwrap_or(handle.options().call_timeout);
+        let timeout = options
+            .call_timeout
+            .unwrap_or(handle.options().call_timeout);
         let original = info.name.clone();
         let spec = info.to_spec(exposed.clone());
         tools.push(FunctionTool::new(spec, move |arguments| {

@@ -23,7 +23,10 @@ pub(crate) fn tool_result_from_value(value: Value) -> ToolResult {
     ToolResult {
         content,
         structured_content: value.get("structuredContent").cloned(),
-        is_error: value.get("isError").and_then(Value::as_bool).unwrap_or(false),
+        is_error: value
+            .get("isError")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     }
 }
 
@@ -57,6 +60,16 @@ mod tests {
             .iter()
             .map(|c| serde_json::to_value(c).unwrap()["type"].clone())
             .collect();
-        assert_eq!(kinds, ["text", "image", "audio", "resource", "resource_link", "text"]);
+        assert_eq!(
+            kinds,
+            [
+                "text",
+                "image",
+                "audio",
+                "resource",
+                "resource_link",
+                "text"
+            ]
+        );
     }
 }

@@ -80,7 +80,9 @@ pub enum McpError {
     },
 
     /// The server was closed by `cleanup()` (before or during the call).
-    #[error("server '{server}' is closed: {phase} failed because cleanup() was called; connect it again to use it")]
+    #[error(
+        "server '{server}' is closed: {phase} failed because cleanup() was called; connect it again to use it"
+    )]
     Closed {
         /// The server.
         server: String,

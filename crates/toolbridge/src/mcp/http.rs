@@ -149,7 +149,10 @@ impl McpServerStreamableHttp {
         let url = reqwest::Url::parse(&self.params.url)
             .map_err(|e| self.invalid(format!("invalid URL {:?}: {e}", self.params.url)))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(self.invalid(format!("the URL {:?} is not http or https", self.params.url)));
+            return Err(self.invalid(format!(
+                "the URL {:?} is not http or https",
+                self.params.url
+            )));
         }
         let mut headers = HashMap::new();
         for (name, value) in &self.params.headers {
@@ -167,9 +170,11 @@ impl McpServerStreamableHttp {
                 .map_err(|_| self.invalid(format!("invalid value for header {name:?}")))?;
             headers.insert(header_name, header_value);
         }
-        Ok(StreamableHttpClientTransportConfig::with_uri(self.params.url.as_str())
-            .custom_headers(headers)
-            .reinit_on_expired_session(true))
+        Ok(
+            StreamableHttpClientTransportConfig::with_uri(self.params.url.as_str())
+                .custom_headers(headers)
+                .reinit_on_expired_session(true),
+        )
     }
 
     async fn start(&self) -> Result<Session, McpError> {

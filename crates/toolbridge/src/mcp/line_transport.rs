@@ -13,13 +13,20 @@
 //! - a line may be any length (tested at 8 MiB and more);
 //! - a response that rmcp cannot decode is turned into a JSON-RPC error for
 //!   its request id, so the caller gets an error at once instead of waiting
-//!   for its timeout.
+//!   for its timeout;
+//! - a `server/discover` probe left unanswered for
+//!   [`DISCOVER_PROBE_TIMEOUT`] (some legacy servers ignore unknown methods)
+//!   is answered with `-32601` on the server's behalf, so the `initialize`
+//!   fallback starts at once; the server's late answer, if any, is dropped.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use rmcp::{
     RoleClient,
-    model::{ErrorCode, ErrorData, NumberOrString, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, NumberOrString, RequestId,
+        ServerJsonRpcMessage,
+    },
     service::TxJsonRpcMessage,
     transport::Transport,
 };
@@ -27,6 +34,7 @@ use serde_json::Value;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter},
     sync::Mutex,
+    time::Instant,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -47,7 +55,24 @@ pub(crate) struct LineTransport<R, W> {
     writer: Arc<Mutex<Option<BufWriter<W>>>>,
     line: Vec<u8>,
     closed: CancellationToken,
+    /// The `server/discover` probe awaiting its answer, if any.
+    discover: Option<DiscoverProbe>,
+    /// The id of a probe answered on the server's behalf: its late real
+    /// answer must not reach rmcp.
+    answered_for_server: Option<RequestId>,
 }
+
+/// A `server/discover` request in flight.
+struct DiscoverProbe {
+    id: RequestId,
+    deadline: Instant,
+}
+
+/// How long a `server/discover` probe may go unanswered before it is taken
+/// as refused. Some legacy servers ignore unknown methods instead of
+/// answering `-32601`; without this, rmcp's `Auto` mode waits 10 s before
+/// falling back to `initialize`.
+pub(crate) const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 impl<R, W> LineTransport<R, W>
 where
@@ -68,6 +93,8 @@ where
             writer,
             line: Vec::with_capacity(4 * 1024),
             closed,
+            discover: None,
+            answered_for_server: None,
         }
     }
 
@@ -89,6 +116,48 @@ where
             Ok(message) => Some(message),
             Err(error) => self.undecodable(trimmed, &error),
         }
+    }
+
+    /// Answers an unanswered `server/discover` probe with `-32601` on the
+    /// server's behalf, so rmcp falls back to `initialize` at once.
+    fn discover_timed_out(&mut self) -> Option<ServerJsonRpcMessage> {
+        let probe = self.discover.take()?;
+        tracing::info!(
+            server = %self.server,
+            "no answer to server/discover within {} s; treating the server as legacy",
+            DISCOVER_PROBE_TIMEOUT.as_secs()
+        );
+        self.answered_for_server = Some(probe.id.clone());
+        Some(ServerJsonRpcMessage::error(
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "server/discover went unanswered; treating the server as legacy",
+                None,
+            ),
+            Some(probe.id),
+        ))
+    }
+
+    /// Whether `message` goes to rmcp: a late answer to a probe already
+    /// answered on the server's behalf does not.
+    fn keep(&mut self, message: &ServerJsonRpcMessage) -> bool {
+        let id = match message {
+            ServerJsonRpcMessage::Response(response) => Some(&response.id),
+            ServerJsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        let Some(id) = id else {
+            return true;
+        };
+        if self.discover.as_ref().is_some_and(|probe| &probe.id == id) {
+            self.discover = None;
+        }
+        if self.answered_for_server.as_ref() == Some(id) {
+            self.answered_for_server = None;
+            tracing::debug!(server = %self.server, "dropping a late answer to server/discover");
+            return false;
+        }
+        true
     }
 
     /// A line that is JSON but not a message rmcp can decode: an error for
@@ -138,6 +207,14 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ClientJsonRpcMessage::Request(request) = &item
+            && matches!(request.request, ClientRequest::DiscoverRequest(_))
+        {
+            self.discover = Some(DiscoverProbe {
+                id: request.id.clone(),
+                deadline: Instant::now() + DISCOVER_PROBE_TIMEOUT,
+            });
+        }
         let writer = Arc::clone(&self.writer);
         let encoded = serde_json::to_vec(&item).map(|mut bytes| {
             bytes.push(b'\n');
@@ -158,9 +235,21 @@ where
     }
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        // rmcp drops this future whenever another event wins its select
+        // loop: bytes already read stay in `self.line` (read_until appends),
+        // and the line is cleared only once it has been handled whole.
         loop {
-            self.line.clear();
-            match self.reader.read_until(b'\n', &mut self.line).await {
+            let deadline = self.discover.as_ref().map(|probe| probe.deadline);
+            let read = tokio::select! {
+                read = self.reader.read_until(b'\n', &mut self.line) => read,
+                () = sleep_until_or_never(deadline) => {
+                    if let Some(answer) = self.discover_timed_out() {
+                        return Some(answer);
+                    }
+                    continue;
+                }
+            };
+            match read {
                 Ok(0) => break,
                 Ok(_) => {}
                 Err(error) => {
@@ -171,11 +260,14 @@ where
             let line = std::mem::take(&mut self.line);
             let decoded = self.decode(&line);
             self.line = line;
-            if let Some(message) = decoded {
+            self.line.clear();
+            if self.line.capacity() > 1024 * 1024 {
                 // Keep big buffers from lingering after one large message.
-                if self.line.capacity() > 1024 * 1024 {
-                    self.line = Vec::with_capacity(4 * 1024);
-                }
+                self.line = Vec::with_capacity(4 * 1024);
+            }
+            if let Some(message) = decoded
+                && self.keep(&message)
+            {
                 return Some(message);
             }
         }
@@ -195,12 +287,25 @@ where
     }
 }
 
+/// Sleeps until `deadline`, or forever when there is none.
+async fn sleep_until_or_never(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn transport() -> LineTransport<&'static [u8], Vec<u8>> {
-        LineTransport::new("t".into(), &b""[..], shared_writer(Vec::new()), CancellationToken::new())
+        LineTransport::new(
+            "t".into(),
+            &b""[..],
+            shared_writer(Vec::new()),
+            CancellationToken::new(),
+        )
     }
 
     #[test]
@@ -208,7 +313,10 @@ mod tests {
         let t = transport();
         assert!(t.decode("🚀 Server starting...\n".as_bytes()).is_none());
         assert!(t.decode(b"\r\n").is_none());
-        assert!(t.decode(br#"{"level":"info","msg":"structured log"}"#).is_none());
+        assert!(
+            t.decode(br#"{"level":"info","msg":"structured log"}"#)
+                .is_none()
+        );
     }
 
     #[test]
@@ -230,6 +338,68 @@ mod tests {
                 // rmcp decoded it leniently; also acceptable.
             }
             other => panic!("unexpected: {other:?}"),
+        }
+    }
+
+    /// A transport plus the server's ends of its stdout and stdin pipes.
+    fn pipe_transport() -> (
+        LineTransport<tokio::io::DuplexStream, tokio::io::DuplexStream>,
+        tokio::io::DuplexStream,
+        tokio::io::DuplexStream,
+    ) {
+        let (server_stdout, client_reader) = tokio::io::duplex(1 << 20);
+        let (client_writer, server_stdin) = tokio::io::duplex(1 << 20);
+        let transport = LineTransport::new(
+            "t".into(),
+            client_reader,
+            shared_writer(client_writer),
+            CancellationToken::new(),
+        );
+        (transport, server_stdout, server_stdin)
+    }
+
+    #[tokio::test]
+    async fn a_line_split_across_a_dropped_receive_is_not_lost() {
+        let (mut transport, mut server, _stdin) = pipe_transport();
+        server
+            .write_all(br#"{"jsonrpc":"2.0","id":1,"#)
+            .await
+            .unwrap();
+        let first = tokio::time::timeout(Duration::from_millis(50), transport.receive()).await;
+        assert!(first.is_err(), "half a line must not produce a message");
+        server.write_all(b"\"result\":{}}\n").await.unwrap();
+        let message = transport.receive().await.unwrap();
+        assert!(
+            matches!(message, ServerJsonRpcMessage::Response(_)),
+            "{message:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_discover_probe_is_refused_and_its_late_answer_dropped() {
+        use rmcp::model::{DiscoverRequest, DiscoverRequestParams};
+        let (mut transport, mut server, _stdin) = pipe_transport();
+        let probe = ClientJsonRpcMessage::request(
+            ClientRequest::DiscoverRequest(DiscoverRequest::new(DiscoverRequestParams {})),
+            NumberOrString::Number(0),
+        );
+        transport.send(probe).await.unwrap();
+        match transport.receive().await.unwrap() {
+            ServerJsonRpcMessage::Error(error) => {
+                assert_eq!(error.id, Some(NumberOrString::Number(0)));
+                assert_eq!(error.error.code, ErrorCode::METHOD_NOT_FOUND);
+            }
+            other => panic!("expected a synthesized error, got {other:?}"),
+        }
+        server
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32601,\"message\":\"late\"}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")
+            .await
+            .unwrap();
+        match transport.receive().await.unwrap() {
+            ServerJsonRpcMessage::Response(response) => {
+                assert_eq!(response.id, NumberOrString::Number(1));
+            }
+            other => panic!("the late answer must be dropped, got {other:?}"),
         }
     }
 }

@@ -17,9 +17,7 @@ use tokio::{io::AsyncWriteExt, process::ChildStdin};
 use tokio_util::sync::CancellationToken;
 use toolbridge_core::ToolResult;
 
-use super::{
-    McpError, McpToolInfo, client::BridgeClient, convert, process::ChildProcess,
-};
+use super::{McpError, McpToolInfo, client::BridgeClient, convert, process::ChildProcess};
 
 /// At most this many `tools/list` pages are read before giving up.
 pub const MAX_TOOL_LIST_PAGES: usize = 1000;
@@ -121,7 +119,12 @@ impl Session {
         }
     }
 
-    async fn map_service_error(&self, error: ServiceError, phase: &str, timeout: Duration) -> McpError {
+    async fn map_service_error(
+        &self,
+        error: ServiceError,
+        phase: &str,
+        timeout: Duration,
+    ) -> McpError {
         match error {
             ServiceError::McpError(data) => McpError::Rpc {
                 server: self.server.to_string(),
@@ -211,7 +214,11 @@ impl Session {
                     message: format!("page {page} has no `tools` array"),
                 });
             };
-            tools.extend(items.iter().filter_map(|item| McpToolInfo::from_wire(&self.server, item)));
+            tools.extend(
+                items
+                    .iter()
+                    .filter_map(|item| McpToolInfo::from_wire(&self.server, item)),
+            );
             match page_value.get("nextCursor").and_then(Value::as_str) {
                 None | Some("") => return Ok(tools),
                 Some(next) if !seen.insert(next.to_owned()) => {

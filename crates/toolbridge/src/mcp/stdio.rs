@@ -193,7 +193,8 @@ impl McpServerStdio {
                     server = self.handle.name(), %message,
                     "discovery failed; retrying with the initialize handshake"
                 );
-                self.attempt(ClientLifecycleMode::Initialize, deadline).await
+                self.attempt(ClientLifecycleMode::Initialize, deadline)
+                    .await
             }
             other => other,
         }
@@ -219,7 +220,12 @@ impl McpServerStdio {
         let (child, stdin, stdout) = ChildProcess::spawn(&spec)?;
         let lost = CancellationToken::new();
         let stdin = shared_writer(stdin);
-        let transport = LineTransport::new(Arc::clone(&server), stdout, Arc::clone(&stdin), lost.clone());
+        let transport = LineTransport::new(
+            Arc::clone(&server),
+            stdout,
+            Arc::clone(&stdin),
+            lost.clone(),
+        );
         let client = BridgeClient::new(Arc::clone(&server), self.handle.tools_changed_sender());
 
         enum Outcome<T> {
@@ -242,7 +248,12 @@ impl McpServerStdio {
                     exit.await;
                     lost_on_exit.cancel();
                 });
-                return Ok(Session::new(server, running, lost, Link::Stdio { child, stdin }));
+                return Ok(Session::new(
+                    server,
+                    running,
+                    lost,
+                    Link::Stdio { child, stdin },
+                ));
             }
             Outcome::Ready(Err(error)) => {
                 match tokio::time::timeout(Duration::from_secs(1), child.exited()).await {

@@ -53,8 +53,11 @@ impl McpToolInfo {
         let text = |key: &str| item.get(key).and_then(Value::as_str).map(str::to_owned);
         Some(Self {
             name: name.to_owned(),
-            title: text("title")
-                .or_else(|| item.pointer("/annotations/title").and_then(Value::as_str).map(str::to_owned)),
+            title: text("title").or_else(|| {
+                item.pointer("/annotations/title")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }),
             description: text("description"),
             input_schema,
             output_schema: item.get("outputSchema").filter(|s| s.is_object()).cloned(),
