@@ -1,13 +1,18 @@
 //! [`McpServerStreamableHttp`]: a server at a URL.
 
-use std::{collections::BTreeMap, collections::HashMap, time::Duration};
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+    time::Duration,
+};
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::{
     model::ProtocolVersion,
     service::{ClientLifecycleMode, ClientServiceExt},
     transport::{
-        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+        StreamableHttpClientTransport, common::client_side_sse::SseRetryPolicy,
+        streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
 use serde::{Deserialize, Serialize};
@@ -30,6 +35,25 @@ const TRANSPORT_HEADERS: &[&str] = &[
     "mcp-protocol-version",
     "last-event-id",
 ];
+
+/// How often a broken SSE stream is resumed before the requests waiting on
+/// it fail: rmcp's default retries forever, which leaves a call to a dead
+/// server hanging until its timeout.
+const SSE_RETRY_DELAYS: [Duration; 3] = [
+    Duration::from_millis(250),
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+];
+
+/// SSE resumption with [`SSE_RETRY_DELAYS`], then give up.
+#[derive(Debug)]
+struct BoundedRetry;
+
+impl SseRetryPolicy for BoundedRetry {
+    fn retry(&self, current_times: usize) -> Option<Duration> {
+        SSE_RETRY_DELAYS.get(current_times).copied()
+    }
+}
 
 /// Where a Streamable HTTP server is: the seed's
 /// `MCPServerStreamableHttpParams` (`url`, `headers`).
@@ -170,11 +194,11 @@ impl McpServerStreamableHttp {
                 .map_err(|_| self.invalid(format!("invalid value for header {name:?}")))?;
             headers.insert(header_name, header_value);
         }
-        Ok(
-            StreamableHttpClientTransportConfig::with_uri(self.params.url.as_str())
-                .custom_headers(headers)
-                .reinit_on_expired_session(true),
-        )
+        let mut config = StreamableHttpClientTransportConfig::with_uri(self.params.url.as_str())
+            .custom_headers(headers)
+            .reinit_on_expired_session(true);
+        config.retry_config = Arc::new(BoundedRetry);
+        Ok(config)
     }
 
     async fn start(&self) -> Result<Session, McpError> {

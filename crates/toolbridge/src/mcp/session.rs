@@ -2,13 +2,20 @@
 //! around it (closed / lost signals, per-request timeouts, pagination
 //! guards, result conversion, the stdio child process).
 
-use std::{collections::HashSet, sync::Arc, time::Duration};
+use std::{
+    collections::HashSet,
+    sync::{
+        Arc, OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
 
 use rmcp::{
     RoleClient,
     model::{
         CallToolRequest, CallToolRequestParams, ClientRequest, ListToolsRequest,
-        PaginatedRequestParams, ServerResult,
+        PaginatedRequestParams, PingRequest, ServerResult,
     },
     service::{PeerRequestOptions, RunningService, ServiceError},
 };
@@ -44,10 +51,62 @@ pub(crate) struct Session {
     peer: rmcp::Peer<RoleClient>,
     /// Cancelled by `cleanup()`: pending and new calls fail with `Closed`.
     closed: CancellationToken,
-    /// Cancelled when the transport ends (stdout EOF): calls fail with
-    /// `Exited` / `ConnectionLost` at once.
+    /// Cancelled when the transport ends (stdout EOF, or a failed liveness
+    /// ping over HTTP): calls fail with `Exited` / `ConnectionLost` at once.
     lost: CancellationToken,
+    /// Why an HTTP session was lost.
+    lost_reason: Arc<OnceLock<String>>,
+    /// Requests in flight (counted for the HTTP liveness watchdog).
+    pending: Arc<AtomicUsize>,
     link: Link,
+}
+
+/// While requests are in flight over HTTP, the server is pinged this often:
+/// a legacy (SSE) session whose server died leaves its pending requests
+/// waiting forever otherwise, since rmcp does not fail them when the event
+/// stream breaks.
+const HTTP_LIVENESS_INTERVAL: Duration = Duration::from_secs(2);
+
+/// How long a liveness ping may take.
+const HTTP_PING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Pings the server while requests are pending; cancels `lost` when the
+/// transport fails. A JSON-RPC error or a slow answer still proves the
+/// server is there.
+async fn watch_http_liveness(
+    peer: rmcp::Peer<RoleClient>,
+    pending: Arc<AtomicUsize>,
+    closed: CancellationToken,
+    lost: CancellationToken,
+    lost_reason: Arc<OnceLock<String>>,
+) {
+    loop {
+        tokio::select! {
+            () = closed.cancelled() => return,
+            () = lost.cancelled() => return,
+            () = tokio::time::sleep(HTTP_LIVENESS_INTERVAL) => {}
+        }
+        if pending.load(Ordering::SeqCst) == 0 {
+            continue;
+        }
+        let ping = ClientRequest::PingRequest(PingRequest::default());
+        let options = PeerRequestOptions::with_timeout(HTTP_PING_TIMEOUT);
+        let outcome = match peer.send_request_with_option(ping, options).await {
+            Ok(handle) => handle.await_response().await.map(|_| ()),
+            Err(error) => Err(error),
+        };
+        match outcome {
+            Ok(()) | Err(ServiceError::McpError(_) | ServiceError::Timeout { .. }) => {}
+            Err(error) => {
+                let _ = lost_reason.set(format!(
+                    "the server stopped answering (liveness ping failed: {})",
+                    describe_service_error(&error)
+                ));
+                lost.cancel();
+                return;
+            }
+        }
+    }
 }
 
 impl Session {
@@ -58,12 +117,26 @@ impl Session {
         link: Link,
     ) -> Self {
         let peer = running.peer().clone();
+        let closed = CancellationToken::new();
+        let lost_reason = Arc::new(OnceLock::new());
+        let pending = Arc::new(AtomicUsize::new(0));
+        if matches!(link, Link::Http) {
+            tokio::spawn(watch_http_liveness(
+                peer.clone(),
+                Arc::clone(&pending),
+                closed.clone(),
+                lost.clone(),
+                Arc::clone(&lost_reason),
+            ));
+        }
         Self {
             server,
             running: std::sync::Mutex::new(Some(running)),
             peer,
-            closed: CancellationToken::new(),
+            closed,
             lost,
+            lost_reason,
+            pending,
             link,
         }
     }
@@ -104,6 +177,7 @@ impl Session {
             return Err(self.lost_error(phase).await);
         }
         let options = PeerRequestOptions::with_timeout(timeout);
+        let _pending = PendingGuard::new(&self.pending);
         let outcome = tokio::select! {
             biased;
             _ = self.closed.cancelled() => return Err(self.closed_error(phase)),
@@ -152,7 +226,7 @@ impl Session {
             other => McpError::ConnectionLost {
                 server: self.server.to_string(),
                 phase: phase.to_owned(),
-                message: other.to_string(),
+                message: describe_service_error(&other),
             },
         }
     }
@@ -181,7 +255,11 @@ impl Session {
             Link::Http => McpError::ConnectionLost {
                 server: self.server.to_string(),
                 phase: phase.to_owned(),
-                message: "the connection to the server was closed".to_owned(),
+                message: self
+                    .lost_reason
+                    .get()
+                    .cloned()
+                    .unwrap_or_else(|| "the connection to the server was closed".to_owned()),
             },
         }
     }
@@ -302,6 +380,41 @@ impl Session {
                 }
             }
         }
+    }
+}
+
+/// A transport failure in words: the transport's own error and its causes,
+/// without rmcp's generic wrapper (which names Rust types).
+fn describe_service_error(error: &ServiceError) -> String {
+    let ServiceError::TransportSend(dynamic) = error else {
+        return error.to_string();
+    };
+    let mut text = dynamic.error.to_string();
+    let mut source = dynamic.error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Counts one request in flight while it lives.
+struct PendingGuard<'a>(&'a AtomicUsize);
+
+impl<'a> PendingGuard<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(count)
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
