@@ -133,7 +133,10 @@ mod tests {
     fn allow_then_block_both_apply() {
         let filter = ToolFilter::allow(["a", "b"]).and_block(["b"]);
         assert!(filter.passes(&spec("a")));
-        assert!(!filter.passes(&spec("b")), "blocked wins inside the allow set");
+        assert!(
+            !filter.passes(&spec("b")),
+            "blocked wins inside the allow set"
+        );
         assert!(!filter.passes(&spec("c")), "not in the allow set");
     }
 

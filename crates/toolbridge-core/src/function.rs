@@ -203,7 +203,13 @@ mod tests {
 
     #[tokio::test]
     async fn missing_field_is_named() {
-        let error = tool().call(json!({"inner": {"depth": 1}})).await.unwrap_err();
-        assert!(error.to_string().contains("missing field `name`"), "{error}");
+        let error = tool()
+            .call(json!({"inner": {"depth": 1}}))
+            .await
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("missing field `name`"),
+            "{error}"
+        );
     }
 }

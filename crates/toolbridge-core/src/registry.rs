@@ -170,7 +170,10 @@ impl ToolRegistry {
     /// Every spec as an OpenAI function-calling tool
     /// ([`ToolSpec::to_openai_tool`]).
     pub fn openai_tools(&self) -> Vec<Value> {
-        self.tools.iter().map(|t| t.spec().to_openai_tool()).collect()
+        self.tools
+            .iter()
+            .map(|t| t.spec().to_openai_tool())
+            .collect()
     }
 
     /// Every spec as an Anthropic tool ([`ToolSpec::to_anthropic_tool`]).
@@ -254,7 +257,10 @@ mod tests {
         let mut registry = ToolRegistry::new();
         registry.register(tool("b")).unwrap();
         registry.register(tool("a")).unwrap();
-        assert_eq!(registry.call("a", json!({})).await.unwrap().text_content(), "a");
+        assert_eq!(
+            registry.call("a", json!({})).await.unwrap().text_content(),
+            "a"
+        );
         let error = registry.call("zz", json!({})).await.unwrap_err();
         assert_eq!(error.to_string(), "no tool named 'zz' (available: a, b)");
     }
@@ -262,7 +268,9 @@ mod tests {
     #[test]
     fn remove_keeps_the_index_consistent() {
         let mut registry = ToolRegistry::new();
-        registry.register_all([tool("a"), tool("b"), tool("c")]).unwrap();
+        registry
+            .register_all([tool("a"), tool("b"), tool("c")])
+            .unwrap();
         assert!(registry.remove("a").is_some());
         assert_eq!(registry.names(), ["b", "c"]);
         assert_eq!(registry.get("c").unwrap().spec().name, "c");

@@ -5,8 +5,9 @@
     reason = "roots/list is SEP-2577-deprecated but still what ask_client probes"
 )]
 
-use std::{io::Write, time::Duration};
+use std::{io::Write, sync::atomic::Ordering, time::Duration};
 
+use axum::http::request::Parts;
 use rmcp::{
     ErrorData, RoleServer, ServiceError,
     model::{
@@ -154,6 +155,11 @@ pub async fn call(
             ]))
         }
         "pid" => Ok(text(std::process::id().to_string())),
+        "headers" => Ok(text(request_headers(&context).to_string())),
+        "initialize_count" => Ok(text(
+            state.initializations.load(Ordering::SeqCst).to_string(),
+        )),
+        "expire_session" => Ok(expire_session(state, &context)),
         name if is_added(state, name) => Ok(text(format!("Echo: {}", args.string("message")?))),
         name => Err(ErrorData::invalid_params(
             format!("unknown tool '{name}'"),
@@ -213,6 +219,48 @@ async fn ask_client(context: &RequestContext<RoleServer>) -> String {
     })
     .await;
     format!("ping: {}; roots/list: {}", outcome(ping), outcome(roots))
+}
+
+/// The HTTP request headers of the current request, as `{name: [value…]}`
+/// (one entry per value sent); `{}` on stdio, where rmcp attaches no
+/// [`Parts`].
+fn request_headers(context: &RequestContext<RoleServer>) -> Value {
+    let mut headers = serde_json::Map::new();
+    if let Some(parts) = context.extensions.get::<Parts>() {
+        for (name, value) in &parts.headers {
+            let values = headers
+                .entry(name.as_str())
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(values) = values {
+                values.push(String::from_utf8_lossy(value.as_bytes()).into());
+            }
+        }
+    }
+    Value::Object(headers)
+}
+
+/// Marks the caller's HTTP session so the HTTP layer closes it in rmcp's
+/// session manager before its next request (answered 404). Closing it here
+/// would lose this call's own response, which travels through the session.
+fn expire_session(state: &State, context: &RequestContext<RoleServer>) -> CallToolResult {
+    let id = context
+        .extensions
+        .get::<Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|id| id.to_str().ok());
+    match id {
+        Some(id) => {
+            state
+                .expiring
+                .lock()
+                .expect("state poisoned")
+                .insert(id.to_owned());
+            text(format!("session {id} expires before its next request"))
+        }
+        None => CallToolResult::error(vec![ContentBlock::text(
+            "no session to expire: only legacy (initialize) HTTP sessions have an Mcp-Session-Id",
+        )]),
+    }
 }
 
 fn is_added(state: &State, name: &str) -> bool {

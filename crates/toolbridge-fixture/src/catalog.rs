@@ -150,6 +150,21 @@ pub fn builtin_tools() -> Vec<Tool> {
             pydantic_schema(),
         ),
         tool("pid", "Returns the server's process id as text.", no_args()),
+        tool(
+            "headers",
+            "Returns the HTTP request headers of this tools/call request as JSON text, {\"name\": [\"value\", ...]} with lowercase names; {} on stdio.",
+            no_args(),
+        ),
+        tool(
+            "initialize_count",
+            "Returns how many initialize requests this server process has handled (over all sessions) as text.",
+            no_args(),
+        ),
+        tool(
+            "expire_session",
+            "Expires the caller's legacy HTTP session: it is closed in rmcp's session manager when its next request arrives, which rmcp then answers with 404. A tool error on stdio and in the stateless 2026 era (no Mcp-Session-Id).",
+            no_args(),
+        ),
     ]
 }
 

@@ -1,17 +1,21 @@
 //! The rmcp `ServerHandler`: server info, protocol versions, tool listing and
-//! pagination, and cancellation bookkeeping.
+//! pagination, and cancellation, `initialize` and session-expiry bookkeeping.
 
 use std::{
     borrow::Cow,
-    sync::{Arc, Mutex},
+    collections::HashSet,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
 };
 
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
-        ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-        Tool,
+        InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+        ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
     },
     service::{NotificationContext, RequestContext},
 };
@@ -36,9 +40,19 @@ pub struct State {
     pub added: Mutex<Vec<Tool>>,
     /// Request ids named by `notifications/cancelled`, in arrival order.
     pub cancelled: Mutex<Vec<Value>>,
+    /// `initialize` requests handled so far, over every session.
+    pub initializations: AtomicU64,
+    /// HTTP session ids marked by `expire_session`; the HTTP layer closes
+    /// each one when its next request arrives.
+    pub expiring: Mutex<HashSet<String>>,
 }
 
 impl State {
+    /// Removes `id` from the sessions to expire; whether it was there.
+    pub fn take_expiring(&self, id: &str) -> bool {
+        self.expiring.lock().expect("state poisoned").remove(id)
+    }
+
     /// Built-in tools followed by the ones added at runtime.
     pub fn all_tools(&self) -> Vec<Tool> {
         let mut tools = catalog::builtin_tools();
@@ -63,6 +77,11 @@ impl FixtureServer {
                 ..State::default()
             }),
         }
+    }
+
+    /// The state shared by every session.
+    pub fn state(&self) -> &Arc<State> {
+        &self.state
     }
 }
 
@@ -133,6 +152,17 @@ impl ServerHandler for FixtureServer {
         } else {
             Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
         }
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // Counted for `initialize_count`, which shows a client re-initialized.
+        self.state.initializations.fetch_add(1, Ordering::SeqCst);
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(

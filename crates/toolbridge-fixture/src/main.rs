@@ -11,14 +11,24 @@
 //!   line `listening on http://ADDR/mcp` to stdout once bound. Accepts both
 //!   legacy sessions (`initialize` + `Mcp-Session-Id`) and stateless
 //!   2026-07-28 requests. `--json-response` answers stateless requests with
-//!   `application/json` instead of SSE.
+//!   `application/json` instead of SSE. Writes `fixture: DELETE session ID
+//!   -> STATUS` to stderr for every `DELETE`, and `fixture: session ID
+//!   expired` when it closes a session marked by `expire_session`.
 //!
 //! # Tools
 //!
 //! `echo`, `add`, `env`, `sleep_echo`, `big`, `crash`, `hang`,
 //! `cancelled_requests`, `fail`, `invalid`, `mixed`, `ask_client`, `add_tool`,
 //! `schema_empty`, `schema_no_props`, `schema_pydantic`, `pid` (see
-//! [`catalog`] for schemas and [`calls`] for behaviour).
+//! [`catalog`] for schemas and [`calls`] for behaviour), and for the HTTP
+//! transport:
+//!
+//! * `headers`: the HTTP request headers of the current `tools/call` as JSON
+//!   (`{}` on stdio).
+//! * `initialize_count`: how many `initialize` requests the process handled.
+//! * `expire_session`: the caller's legacy session is closed in rmcp's
+//!   session manager when its next request arrives, which rmcp answers 404
+//!   (the "expired session" case of the spec).
 //!
 //! # Quirks (`--quirk NAME`, repeatable)
 //!

@@ -28,7 +28,11 @@ fn fixture_answers_initialize_and_lists_its_tools() {
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"smoke","version":"0"}}}}}}"#).unwrap();
     let init = read();
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list"}}"#).unwrap();
     let list = read();
     let names: Vec<_> = list["result"]["tools"]
@@ -38,7 +42,10 @@ fn fixture_answers_initialize_and_lists_its_tools() {
         .map(|t| t["name"].as_str().unwrap().to_owned())
         .collect();
     for expected in ["echo", "hang", "crash", "mixed", "schema_pydantic"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} missing from {names:?}"
+        );
     }
     drop(stdin);
     let _ = child.kill();

@@ -17,7 +17,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Connect: spawn the server and run the handshake.
     let fs = McpServerStdio::command(
         "npx",
-        ["-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/tmp"],
+        [
+            "-y",
+            "@modelcontextprotocol/server-filesystem@2026.8.31",
+            "/tmp",
+        ],
     )
     .with_name("fs");
     fs.connect().await?;
@@ -34,13 +38,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Register beside a native tool.
     let mut registry = ToolRegistry::new();
     registry.register_all(bridged)?;
-    registry.register(FunctionTool::from_typed("shout", "Upper-case text.", |a: Shout| async move {
-        Ok::<_, ToolError>(a.text.to_uppercase())
-    }))?;
+    registry.register(FunctionTool::from_typed(
+        "shout",
+        "Upper-case text.",
+        |a: Shout| async move { Ok::<_, ToolError>(a.text.to_uppercase()) },
+    ))?;
 
     // Give the model the specs (OpenAI or Anthropic JSON), dispatch its calls.
     let _for_the_model = registry.openai_tools();
-    let listing = registry.call("fs__list_directory", serde_json::json!({"path": "/tmp"})).await?;
+    let listing = registry
+        .call("fs__list_directory", serde_json::json!({"path": "/tmp"}))
+        .await?;
     println!("{}", listing.text_content());
 
     // Clean up: stdin EOF, SIGTERM to the process group, SIGKILL after 5 s.

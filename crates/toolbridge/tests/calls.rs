@@ -22,20 +22,33 @@ async fn a_call_that_is_never_answered_times_out_and_is_cancelled() {
         .unwrap_err();
     let text = error.to_string();
     assert!(matches!(error, McpError::Timeout { .. }), "{text}");
-    assert!(text.contains("server 'fixture'") && text.contains("'hang'") && text.contains("0.8 s"), "{text}");
+    assert!(
+        text.contains("server 'fixture'") && text.contains("'hang'") && text.contains("0.8 s"),
+        "{text}"
+    );
     // The server saw notifications/cancelled for that request.
     let mut cancelled = Vec::new();
     for _ in 0..50 {
-        let seen = server.call_tool("cancelled_requests", json!({})).await.unwrap();
+        let seen = server
+            .call_tool("cancelled_requests", json!({}))
+            .await
+            .unwrap();
         cancelled = serde_json::from_str::<Vec<Value>>(&seen.text_content()).unwrap();
         if !cancelled.is_empty() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(cancelled.len(), 1, "expected one cancelled request id, got {cancelled:?}");
+    assert_eq!(
+        cancelled.len(),
+        1,
+        "expected one cancelled request id, got {cancelled:?}"
+    );
     // The connection is still usable.
-    let echo = server.call_tool("echo", json!({"message": "ok"})).await.unwrap();
+    let echo = server
+        .call_tool("echo", json!({"message": "ok"}))
+        .await
+        .unwrap();
     assert_eq!(echo.text_content(), "Echo: ok");
     server.cleanup().await.unwrap();
 }
@@ -51,7 +64,10 @@ async fn twenty_concurrent_calls_answered_in_reverse_order_each_get_their_own_re
         let ms = (20 - i) * 25 + (i * 7919 % 13);
         async move {
             let result = handle
-                .call_tool("sleep_echo", json!({"message": format!("call-{i}"), "ms": ms}))
+                .call_tool(
+                    "sleep_echo",
+                    json!({"message": format!("call-{i}"), "ms": ms}),
+                )
                 .await
                 .unwrap();
             (i, result.text_content())
@@ -67,21 +83,35 @@ async fn twenty_concurrent_calls_answered_in_reverse_order_each_get_their_own_re
 async fn is_error_result_is_ok_and_json_rpc_error_is_err() {
     let server = common::fixture(&[]);
     server.connect().await.unwrap();
-    let failed = server.call_tool("fail", json!({})).await.expect("isError is a result");
+    let failed = server
+        .call_tool("fail", json!({}))
+        .await
+        .expect("isError is a result");
     assert!(failed.is_error);
     assert_eq!(failed.text_content(), "something went wrong");
 
     let rpc = server.call_tool("invalid", json!({})).await.unwrap_err();
     match &rpc {
-        McpError::Rpc { code, message, phase, .. } => {
+        McpError::Rpc {
+            code,
+            message,
+            phase,
+            ..
+        } => {
             assert_eq!(*code, -32602);
             assert!(message.contains("always rejects"), "{message}");
             assert_eq!(phase, "tools/call 'invalid'");
         }
         other => panic!("expected a JSON-RPC error, got {other}"),
     }
-    let unknown = server.call_tool("no_such_tool", json!({})).await.unwrap_err();
-    assert!(matches!(unknown, McpError::Rpc { code: -32602, .. }), "{unknown}");
+    let unknown = server
+        .call_tool("no_such_tool", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(unknown, McpError::Rpc { code: -32602, .. }),
+        "{unknown}"
+    );
     server.cleanup().await.unwrap();
 }
 
@@ -111,7 +141,10 @@ async fn all_content_kinds_survive_conversion_in_order() {
     match &result.content[1] {
         Content::Image { data, mime_type } => {
             assert_eq!(mime_type, "image/png");
-            assert!(data.starts_with("iVBORw0KGgo"), "base64 PNG expected: {data}");
+            assert!(
+                data.starts_with("iVBORw0KGgo"),
+                "base64 PNG expected: {data}"
+            );
         }
         other => panic!("expected an image, got {other:?}"),
     }
@@ -136,7 +169,10 @@ async fn all_content_kinds_survive_conversion_in_order() {
 async fn structured_content_is_kept() {
     let server = common::fixture(&[]);
     server.connect().await.unwrap();
-    let result = server.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+    let result = server
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
     assert_eq!(result.text_content(), "5");
     assert_eq!(result.structured_content, Some(json!({"sum": 5})));
     server.cleanup().await.unwrap();

@@ -17,7 +17,10 @@ async fn negotiated(args: &[&str]) -> String {
     let server = common::fixture(args);
     server.connect().await.expect("connect");
     let version = server.handle().protocol_version().expect("a version");
-    let echo = server.call_tool("echo", json!({"message": "v"})).await.unwrap();
+    let echo = server
+        .call_tool("echo", json!({"message": "v"}))
+        .await
+        .unwrap();
     assert_eq!(echo.text_content(), "Echo: v");
     server.cleanup().await.unwrap();
     version
@@ -35,7 +38,10 @@ async fn a_legacy_stdio_server_falls_back_to_initialize() {
 
 #[tokio::test]
 async fn a_legacy_stdio_server_with_an_odd_discovery_answer_falls_back_to_initialize() {
-    assert_eq!(negotiated(&["--protocol", "legacy-odd"]).await, "2025-06-18");
+    assert_eq!(
+        negotiated(&["--protocol", "legacy-odd"]).await,
+        "2025-06-18"
+    );
 }
 
 /// The fixture serving Streamable HTTP; killed on drop.
@@ -54,8 +60,14 @@ impl HttpFixture {
             .spawn()
             .unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").unwrap().to_owned();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap()
+            .to_owned();
         Self { child, url }
     }
 }
@@ -75,9 +87,18 @@ async fn negotiated_http(args: &[&str]) -> String {
         .with_name("http-fixture");
     server.connect().await.expect("connect over HTTP");
     let version = server.handle().protocol_version().expect("a version");
-    let names: Vec<_> = server.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let names: Vec<_> = server
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert!(names.contains(&"echo".to_owned()));
-    let echo = server.call_tool("echo", json!({"message": "h"})).await.unwrap();
+    let echo = server
+        .call_tool("echo", json!({"message": "h"}))
+        .await
+        .unwrap();
     assert_eq!(echo.text_content(), "Echo: h");
     server.cleanup().await.unwrap();
     version
@@ -90,12 +111,18 @@ async fn a_modern_http_server_is_spoken_to_in_the_2026_era() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_http_server_falls_back_to_initialize() {
-    assert_eq!(negotiated_http(&["--protocol", "legacy"]).await, "2025-06-18");
+    assert_eq!(
+        negotiated_http(&["--protocol", "legacy"]).await,
+        "2025-06-18"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_http_server_refusing_discovery_with_400_falls_back_to_initialize() {
-    assert_eq!(negotiated_http(&["--protocol", "legacy-odd"]).await, "2025-06-18");
+    assert_eq!(
+        negotiated_http(&["--protocol", "legacy-odd"]).await,
+        "2025-06-18"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -113,7 +140,10 @@ async fn http_calls_time_out_and_concurrent_calls_get_their_own_results() {
         let handle = handle.clone();
         async move {
             let r = handle
-                .call_tool("sleep_echo", json!({"message": i.to_string(), "ms": (10 - i) * 20}))
+                .call_tool(
+                    "sleep_echo",
+                    json!({"message": i.to_string(), "ms": (10 - i) * 20}),
+                )
                 .await
                 .unwrap();
             assert_eq!(r.text_content(), format!("Echo: {i}"));
@@ -126,7 +156,11 @@ async fn http_calls_time_out_and_concurrent_calls_get_their_own_results() {
 #[tokio::test]
 async fn an_unreachable_url_fails_connect_with_the_server_name() {
     // Bind and drop to get a port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let server = McpServerStreamableHttp::url(format!("http://127.0.0.1:{port}/mcp"))
         .with_name("nowhere")
         .with_startup_timeout(Duration::from_secs(20));
@@ -136,7 +170,10 @@ async fn an_unreachable_url_fails_connect_with_the_server_name() {
 
 #[tokio::test]
 async fn a_bad_url_or_header_is_a_config_error() {
-    let error = McpServerStreamableHttp::url("ftp://x/mcp").connect().await.unwrap_err();
+    let error = McpServerStreamableHttp::url("ftp://x/mcp")
+        .connect()
+        .await
+        .unwrap_err();
     assert!(matches!(error, McpError::InvalidConfig { .. }), "{error}");
     let error = McpServerStreamableHttp::url("http://127.0.0.1:1/mcp")
         .with_header("Bad Header", "x")

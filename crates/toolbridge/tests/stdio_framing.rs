@@ -41,7 +41,12 @@ async fn crlf_line_endings_are_accepted() {
 #[tokio::test]
 async fn all_stdout_quirks_at_once_are_accepted() {
     echo_works(&[
-        "--quirk", "banner", "--quirk", "crlf", "--quirk", "notify-before-init",
+        "--quirk",
+        "banner",
+        "--quirk",
+        "crlf",
+        "--quirk",
+        "notify-before-init",
     ])
     .await;
 }
@@ -63,10 +68,18 @@ async fn a_response_line_of_9_mib_is_delivered_intact() {
         .expect("big result");
     let text = result.text_content();
     assert_eq!(text.len(), bytes);
-    let expected: String = (0..bytes).map(|i| (b'a' + (i % 26) as u8) as char).collect();
-    assert!(text == expected, "content differs from the deterministic pattern");
+    let expected: String = (0..bytes)
+        .map(|i| (b'a' + (i % 26) as u8) as char)
+        .collect();
+    assert!(
+        text == expected,
+        "content differs from the deterministic pattern"
+    );
     // The connection still works after the big line.
-    let echo = server.call_tool("echo", json!({"message": "after"})).await.unwrap();
+    let echo = server
+        .call_tool("echo", json!({"message": "after"}))
+        .await
+        .unwrap();
     assert_eq!(echo.text_content(), "Echo: after");
     server.cleanup().await.unwrap();
 }

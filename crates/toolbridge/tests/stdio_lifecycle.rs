@@ -33,35 +33,54 @@ async fn stdio_server_that_exits_mid_call_fails_pending_calls_at_once() {
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let crash = server.call_tool("crash", json!({"code": 7})).await.unwrap_err();
+    let crash = server
+        .call_tool("crash", json!({"code": 7}))
+        .await
+        .unwrap_err();
     let waited = tokio::time::timeout(Duration::from_secs(20), futures::future::join_all(pending))
         .await
         .expect("pending calls must fail promptly, not at their timeout");
-    for error in waited.into_iter().map(|r| r.unwrap().unwrap_err()).chain([crash]) {
+    for error in waited
+        .into_iter()
+        .map(|r| r.unwrap().unwrap_err())
+        .chain([crash])
+    {
         let text = error.to_string();
         assert!(matches!(error, McpError::Exited { .. }), "{text}");
         assert!(text.contains("exit code 7"), "{text}");
-        assert!(text.contains("crashing now with code 7"), "stderr tail missing: {text}");
+        assert!(
+            text.contains("crashing now with code 7"),
+            "stderr tail missing: {text}"
+        );
         assert!(text.contains("server 'fixture'"), "{text}");
     }
     // Later calls fail the same way, at once.
-    let later = server.call_tool("echo", json!({"message": "x"})).await.unwrap_err();
+    let later = server
+        .call_tool("echo", json!({"message": "x"}))
+        .await
+        .unwrap_err();
     assert!(later.to_string().contains("exit code 7"), "{later}");
     server.cleanup().await.unwrap();
 }
 
 #[tokio::test]
 async fn stdio_server_that_exits_during_startup_fails_connect_with_status_and_stderr() {
-    let server = common::fixture(&["--exit-at-startup", "3"])
-        .with_startup_timeout(Duration::from_secs(600));
+    let server =
+        common::fixture(&["--exit-at-startup", "3"]).with_startup_timeout(Duration::from_secs(600));
     let error = tokio::time::timeout(Duration::from_secs(20), server.connect())
         .await
         .expect("connect must fail promptly, not at the startup timeout")
         .unwrap_err();
     let text = error.to_string();
-    assert!(matches!(error, McpError::ExitedDuringStartup { .. }), "{text}");
+    assert!(
+        matches!(error, McpError::ExitedDuringStartup { .. }),
+        "{text}"
+    );
     assert!(text.contains("exit code 3"), "{text}");
-    assert!(text.contains("fatal: config file /nonexistent/config.json not found"), "{text}");
+    assert!(
+        text.contains("fatal: config file /nonexistent/config.json not found"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -69,7 +88,11 @@ async fn missing_command_fails_connect_with_a_spawn_error() {
     let server = McpServerStdio::command("/nonexistent/toolbridge-no-such-server", ["x"]);
     let error = server.connect().await.unwrap_err();
     assert!(matches!(error, McpError::Spawn { .. }), "{error}");
-    assert!(error.to_string().contains("/nonexistent/toolbridge-no-such-server"));
+    assert!(
+        error
+            .to_string()
+            .contains("/nonexistent/toolbridge-no-such-server")
+    );
 }
 
 #[tokio::test]
@@ -99,9 +122,16 @@ async fn wrapper_that_leaves_a_grandchild_leaves_nothing_after_cleanup() {
     let server = McpServerStdio::command("sh", ["-c", script.as_str()]).with_name("wrapped");
     server.connect().await.unwrap();
     let leader = server.pid().unwrap();
-    let grandchild: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(common::process_alive(grandchild));
-    let echo = server.call_tool("echo", json!({"message": "w"})).await.unwrap();
+    let echo = server
+        .call_tool("echo", json!({"message": "w"}))
+        .await
+        .unwrap();
     assert_eq!(echo.text_content(), "Echo: w");
     server.cleanup().await.unwrap();
     assert!(gone(leader).await, "leader left behind");
@@ -123,13 +153,29 @@ async fn dropping_a_server_without_cleanup_kills_its_process_group() {
 async fn a_server_flooding_stderr_does_not_block_and_keeps_a_bounded_tail() {
     // 1 MiB of stderr before serving: far more than a pipe buffer.
     let server = common::fixture(&["--stderr-flood", "1048576"]);
-    server.connect().await.expect("connect despite the stderr flood");
-    let echo = server.call_tool("echo", json!({"message": "f"})).await.unwrap();
+    server
+        .connect()
+        .await
+        .expect("connect despite the stderr flood");
+    let echo = server
+        .call_tool("echo", json!({"message": "f"}))
+        .await
+        .unwrap();
     assert_eq!(echo.text_content(), "Echo: f");
-    let error = server.call_tool("crash", json!({"code": 2})).await.unwrap_err();
+    let error = server
+        .call_tool("crash", json!({"code": 2}))
+        .await
+        .unwrap_err();
     let tail = error.stderr_tail().unwrap();
-    assert!(tail.len() <= toolbridge::mcp::STDERR_TAIL_BYTES, "tail is {} bytes", tail.len());
-    assert!(tail.contains("stderr flood done"), "tail lacks the last flood line");
+    assert!(
+        tail.len() <= toolbridge::mcp::STDERR_TAIL_BYTES,
+        "tail is {} bytes",
+        tail.len()
+    );
+    assert!(
+        tail.contains("stderr flood done"),
+        "tail lacks the last flood line"
+    );
     assert!(tail.contains("crashing now with code 2"));
     server.cleanup().await.unwrap();
 }
@@ -148,7 +194,10 @@ async fn cleanup_during_a_call_fails_it_at_once_with_server_closed() {
         .unwrap()
         .unwrap_err();
     assert!(matches!(error, McpError::Closed { .. }), "{error}");
-    let after = server.call_tool("echo", json!({"message": "x"})).await.unwrap_err();
+    let after = server
+        .call_tool("echo", json!({"message": "x"}))
+        .await
+        .unwrap_err();
     assert!(after.to_string().contains("is closed"), "{after}");
 }
 
@@ -158,20 +207,36 @@ async fn cleanup_during_a_call_fails_it_at_once_with_server_closed() {
 fn parent_secrets_do_not_reach_the_server_unless_configured() {
     let exe = std::env::current_exe().unwrap();
     let output = std::process::Command::new(exe)
-        .args(["--exact", "canary_inner", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "canary_inner",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CANARY_TOKEN", "canary-secret-4711")
         .env("TOOLBRIDGE_CANARY_CHILD", "1")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "inner test failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains("1 passed"), "inner test did not run:\n{stdout}");
+    assert!(
+        output.status.success(),
+        "inner test failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("1 passed"),
+        "inner test did not run:\n{stdout}"
+    );
 }
 
 #[tokio::test]
 #[ignore = "run by parent_secrets_do_not_reach_the_server_unless_configured"]
 async fn canary_inner() {
-    assert_eq!(std::env::var("CANARY_TOKEN").as_deref(), Ok("canary-secret-4711"));
+    assert_eq!(
+        std::env::var("CANARY_TOKEN").as_deref(),
+        Ok("canary-secret-4711")
+    );
     let env_of = |server: McpServerStdio| async move {
         server.connect().await.unwrap();
         let result = server.call_tool("env", json!({})).await.unwrap();
@@ -179,7 +244,10 @@ async fn canary_inner() {
         serde_json::from_str::<serde_json::Value>(&result.text_content()).unwrap()
     };
     let stripped = env_of(common::fixture(&[])).await;
-    assert!(stripped.get("CANARY_TOKEN").is_none(), "secret leaked: {stripped}");
+    assert!(
+        stripped.get("CANARY_TOKEN").is_none(),
+        "secret leaked: {stripped}"
+    );
     assert!(stripped.get("PATH").is_some(), "PATH must be passed");
 
     let given = env_of(common::fixture(&[]).with_env("CANARY_TOKEN", "configured")).await;

@@ -15,8 +15,20 @@ async fn tool_list_in_three_pages_is_read_to_the_end() {
     paged.connect().await.unwrap();
     let all = common::fixture(&[]);
     all.connect().await.unwrap();
-    let mut paged_names: Vec<_> = paged.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
-    let mut all_names: Vec<_> = all.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let mut paged_names: Vec<_> = paged
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    let mut all_names: Vec<_> = all
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     paged_names.sort();
     all_names.sort();
     assert!(all_names.len() >= 3);
@@ -40,9 +52,20 @@ async fn a_repeated_cursor_stops_with_a_clear_error() {
 async fn unusable_tools_are_skipped_and_the_rest_listed() {
     let server = common::fixture(&["--quirk", "bad-tools"]);
     server.connect().await.unwrap();
-    let names: Vec<_> = server.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    let names: Vec<_> = server
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     assert!(names.contains(&"echo".to_owned()), "{names:?}");
-    assert!(!names.iter().any(|n| n == "bad_schema" || n.is_empty() || n.contains(' ')), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "bad_schema" || n.is_empty() || n.contains(' ')),
+        "{names:?}"
+    );
     server.cleanup().await.unwrap();
 }
 
@@ -50,17 +73,39 @@ async fn unusable_tools_are_skipped_and_the_rest_listed() {
 async fn schemas_are_kept_intact_and_normalised_only_where_missing() {
     let server = common::fixture(&[]);
     server.connect().await.unwrap();
-    let tools = mcp_server_to_function_tools(&server, BridgeOptions::default()).await.unwrap();
-    let spec = |name: &str| tools.iter().find(|t| t.spec().name == name).unwrap().spec().clone();
+    let tools = mcp_server_to_function_tools(&server, BridgeOptions::default())
+        .await
+        .unwrap();
+    let spec = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t.spec().name == name)
+            .unwrap()
+            .spec()
+            .clone()
+    };
 
-    assert_eq!(spec("schema_empty").parameters, json!({"type": "object", "properties": {}}));
-    assert_eq!(spec("schema_no_props").parameters, json!({"type": "object", "properties": {}}));
+    assert_eq!(
+        spec("schema_empty").parameters,
+        json!({"type": "object", "properties": {}})
+    );
+    assert_eq!(
+        spec("schema_no_props").parameters,
+        json!({"type": "object", "properties": {}})
+    );
 
     let listed = server.list_tools().await.unwrap();
-    let original = &listed.iter().find(|t| t.name == "schema_pydantic").unwrap().input_schema;
+    let original = &listed
+        .iter()
+        .find(|t| t.name == "schema_pydantic")
+        .unwrap()
+        .input_schema;
     let pydantic = spec("schema_pydantic").parameters;
     assert_eq!(&pydantic, original, "a complete schema must pass unchanged");
-    assert_eq!(pydantic["properties"]["address"], json!({"$ref": "#/$defs/Address"}));
+    assert_eq!(
+        pydantic["properties"]["address"],
+        json!({"$ref": "#/$defs/Address"})
+    );
     assert_eq!(pydantic["$defs"]["Color"]["enum"], json!(["red", "green"]));
     assert_eq!(
         pydantic["properties"]["nickname"]["anyOf"],
@@ -75,7 +120,11 @@ async fn schemas_are_kept_intact_and_normalised_only_where_missing() {
         .call(json!({"address": {"street": "Main", "city": "X"}, "color": "green"}))
         .await
         .unwrap();
-    assert!(called.text_content().starts_with("ok"), "{}", called.text_content());
+    assert!(
+        called.text_content().starts_with("ok"),
+        "{}",
+        called.text_content()
+    );
     server.cleanup().await.unwrap();
 }
 
@@ -96,7 +145,10 @@ async fn bridged_tools_are_filtered_prefixed_and_callable_from_a_registry() {
     let mut names = registry.names();
     names.sort();
     assert_eq!(names, ["fx__add", "fx__echo"]);
-    let reply = registry.call("fx__echo", json!({"message": "r"})).await.unwrap();
+    let reply = registry
+        .call("fx__echo", json!({"message": "r"}))
+        .await
+        .unwrap();
     assert_eq!(reply.text_content(), "Echo: r");
     let exported: Vec<_> = registry
         .openai_tools()
@@ -115,14 +167,23 @@ async fn bridged_tools_are_filtered_prefixed_and_callable_from_a_registry() {
     .await
     .unwrap();
     assert_eq!(by_fn.len(), 3);
-    assert!(by_fn.iter().all(|t| t.spec().name.starts_with("s__schema_")));
+    assert!(
+        by_fn
+            .iter()
+            .all(|t| t.spec().name.starts_with("s__schema_"))
+    );
 
     server.cleanup().await.unwrap();
-    let closed = registry.call("fx__echo", json!({"message": "r"})).await.unwrap_err();
+    let closed = registry
+        .call("fx__echo", json!({"message": "r"}))
+        .await
+        .unwrap_err();
     match &closed {
         ToolError::Call { tool, source } => {
             assert_eq!(tool, "fx__echo");
-            let mcp = source.downcast_ref::<McpError>().expect("an McpError inside");
+            let mcp = source
+                .downcast_ref::<McpError>()
+                .expect("an McpError inside");
             assert!(matches!(mcp, McpError::Closed { .. }), "{mcp}");
         }
         other => panic!("expected a call error, got {other}"),

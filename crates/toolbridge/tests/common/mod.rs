@@ -23,10 +23,16 @@ pub fn fixture_bin() -> PathBuf {
             .expect("target/<profile> directory")
             .to_path_buf();
         let bin = profile_dir.join("toolbridge-fixture");
-        if !bin.exists() {
+        if !bin.exists() || fixture_sources_newer_than(&bin) {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
             let mut build = Command::new(cargo);
-            build.args(["build", "-p", "toolbridge-fixture", "--bin", "toolbridge-fixture"]);
+            build.args([
+                "build",
+                "-p",
+                "toolbridge-fixture",
+                "--bin",
+                "toolbridge-fixture",
+            ]);
             if profile_dir.file_name().is_some_and(|n| n == "release") {
                 build.arg("--release");
             }
@@ -38,9 +44,31 @@ pub fn fixture_bin() -> PathBuf {
     .clone()
 }
 
+/// Whether a source file of the fixture crate is newer than `bin` (a test
+/// run of one package does not rebuild another package's binary).
+fn fixture_sources_newer_than(bin: &Path) -> bool {
+    let Ok(built) = bin.metadata().and_then(|m| m.modified()) else {
+        return true;
+    };
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolbridge-fixture");
+    let mut stack = vec![crate_dir.join("src"), crate_dir.join("Cargo.toml")];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = path.metadata() else { continue };
+        if meta.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.flatten().map(|e| e.path()));
+            }
+        } else if meta.modified().is_ok_and(|m| m > built) {
+            return true;
+        }
+    }
+    false
+}
+
 /// A stdio server running the fixture with `args`, named `fixture`.
 pub fn fixture(args: &[&str]) -> McpServerStdio {
-    McpServerStdio::command(fixture_bin().to_string_lossy(), args.iter().copied()).with_name("fixture")
+    McpServerStdio::command(fixture_bin().to_string_lossy(), args.iter().copied())
+        .with_name("fixture")
 }
 
 /// `interop/node_modules`, from `TOOLBRIDGE_INTEROP_DIR` or next to the
@@ -60,7 +88,10 @@ pub fn interop_dir() -> Option<PathBuf> {
         "interop servers are required but missing at {}; run `npm ci --prefix interop`",
         dir.display()
     );
-    eprintln!("skipping: interop servers not installed at {} (run `npm ci --prefix interop`)", dir.display());
+    eprintln!(
+        "skipping: interop servers not installed at {} (run `npm ci --prefix interop`)",
+        dir.display()
+    );
     None
 }
 
@@ -69,7 +100,10 @@ pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
             // The state is the field after the parenthesised command name.
-            let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next());
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().next());
             state != Some("Z") && state != Some("X")
         }
         Err(_) => false,
