@@ -48,8 +48,9 @@
 //!
 //! # Options
 //!
-//! * `--protocol auto|legacy|legacy-odd`: `auto` serves both eras; `legacy`
+//! * `--protocol auto|legacy|legacy-odd|legacy-silent`: `auto` serves both eras; `legacy`
 //!   answers `server/discover` with -32601 and negotiates at most 2025-06-18;
+//!   `legacy-silent` never answers it on stdio (like `legacy` over HTTP);
 //!   `legacy-odd` answers it with `"id": null`, -32600
 //!   "Bad Request: Server not initialized".
 //! * `--exit-at-startup CODE`, `--stderr-flood BYTES`, `--slow-start MS`.

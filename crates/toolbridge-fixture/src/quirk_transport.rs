@@ -171,6 +171,10 @@ impl QuirkTransport {
                             self.write_value(&notification, None);
                         }
                     }
+                    if method == "server/discover" && self.protocol == ProtocolMode::LegacySilent {
+                        eprintln!("fixture: ignoring server/discover (legacy-silent)");
+                        return None;
+                    }
                     if method == "server/discover"
                         && let Some(rejection) = self.protocol.discover_rejection(id)
                     {

@@ -31,6 +31,10 @@ pub enum ProtocolMode {
     Legacy,
     /// Like `legacy`, but `server/discover` gets an `"id": null`, -32600 error.
     LegacyOdd,
+    /// Like `legacy`, but on stdio `server/discover` is ignored: no answer at
+    /// all, as servers that drop unknown methods do. (Over HTTP it is
+    /// answered like `legacy`.)
+    LegacySilent,
 }
 
 impl ProtocolMode {
@@ -43,7 +47,7 @@ impl ProtocolMode {
     pub fn discover_rejection(self, id: &Value) -> Option<Value> {
         match self {
             Self::Auto => None,
-            Self::Legacy => Some(json!({
+            Self::Legacy | Self::LegacySilent => Some(json!({
                 "jsonrpc": "2.0",
                 "id": id,
                 "error": { "code": -32601, "message": "Method not found" },

@@ -53,6 +53,7 @@
 mod bridge;
 mod client;
 mod convert;
+mod describe;
 mod error;
 mod handle;
 mod http;

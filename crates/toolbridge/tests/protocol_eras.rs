@@ -44,6 +44,16 @@ async fn a_legacy_stdio_server_with_an_odd_discovery_answer_falls_back_to_initia
     );
 }
 
+#[tokio::test]
+async fn a_legacy_stdio_server_that_ignores_discovery_falls_back_to_initialize() {
+    // The probe goes unanswered; the transport refuses it after 3 s instead
+    // of rmcp's 10 s, and drops nothing the server sends later.
+    assert_eq!(
+        negotiated(&["--protocol", "legacy-silent"]).await,
+        "2025-06-18"
+    );
+}
+
 /// The fixture serving Streamable HTTP; killed on drop.
 struct HttpFixture {
     child: Child,
@@ -165,7 +175,11 @@ async fn an_unreachable_url_fails_connect_with_the_server_name() {
         .with_name("nowhere")
         .with_startup_timeout(Duration::from_secs(20));
     let error = server.connect().await.unwrap_err();
-    assert!(error.to_string().contains("server 'nowhere'"), "{error}");
+    let text = error.to_string();
+    assert!(matches!(error, McpError::Unreachable { .. }), "{text}");
+    assert!(text.contains("server 'nowhere'"), "{text}");
+    assert!(text.to_lowercase().contains("connection refused"), "{text}");
+    assert!(!text.contains("rmcp::"), "no Rust type names in messages: {text}");
 }
 
 #[tokio::test]

@@ -25,7 +25,9 @@ pub enum McpError {
     },
 
     /// The server process could not be started.
-    #[error("server '{server}': could not start `{command}`: {source}; check the command and PATH")]
+    #[error(
+        "server '{server}': could not start `{command}` (check the command, PATH and working directory)"
+    )]
     Spawn {
         /// The server.
         server: String,
@@ -45,6 +47,16 @@ pub enum McpError {
         status: String,
         /// The tail of the server's stderr (at most 64 KiB).
         stderr: String,
+    },
+
+    /// The server could not be reached (nothing listens at the URL, the
+    /// connection was refused or reset) while connecting.
+    #[error("server '{server}': could not connect: {message}")]
+    Unreachable {
+        /// The server.
+        server: String,
+        /// The transport's error and its causes.
+        message: String,
     },
 
     /// The handshake did not finish within the startup timeout.
@@ -166,6 +178,7 @@ impl McpError {
             | Self::ExitedDuringStartup { server, .. }
             | Self::StartupTimeout { server, .. }
             | Self::Handshake { server, .. }
+            | Self::Unreachable { server, .. }
             | Self::NotConnected { server }
             | Self::Closed { server, .. }
             | Self::Exited { server, .. }

@@ -23,6 +23,7 @@ use toolbridge_core::BoxFuture;
 use super::{
     McpError, McpServer, McpServerHandle, McpServerOptions,
     client::BridgeClient,
+    describe,
     session::{Link, Session},
 };
 
@@ -236,10 +237,15 @@ impl McpServerStreamableHttp {
         tokio::select! {
             result = client.serve_with_lifecycle(transport, lifecycle) => match result {
                 Ok(running) => Ok(Session::new(server, running, CancellationToken::new(), Link::Http)),
-                Err(error) => Err(McpError::Handshake {
+                Err(error) if describe::worth_initialize_retry(&error) => Err(McpError::Handshake {
                     server: server.to_string(),
-                    message: error.to_string(),
+                    message: describe::initialize(&error),
                     stderr: String::new(),
+                }),
+                // Nothing answered: another handshake would fail the same way.
+                Err(error) => Err(McpError::Unreachable {
+                    server: server.to_string(),
+                    message: describe::initialize(&error),
                 }),
             },
             () = tokio::time::sleep_until(deadline) => Err(McpError::StartupTimeout {

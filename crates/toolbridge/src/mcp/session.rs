@@ -24,7 +24,9 @@ use tokio::{io::AsyncWriteExt, process::ChildStdin};
 use tokio_util::sync::CancellationToken;
 use toolbridge_core::ToolResult;
 
-use super::{McpError, McpToolInfo, client::BridgeClient, convert, process::ChildProcess};
+use super::{
+    McpError, McpToolInfo, client::BridgeClient, convert, describe, process::ChildProcess,
+};
 
 /// At most this many `tools/list` pages are read before giving up.
 pub const MAX_TOOL_LIST_PAGES: usize = 1000;
@@ -100,7 +102,7 @@ async fn watch_http_liveness(
             Err(error) => {
                 let _ = lost_reason.set(format!(
                     "the server stopped answering (liveness ping failed: {})",
-                    describe_service_error(&error)
+                    describe::service(&error)
                 ));
                 lost.cancel();
                 return;
@@ -226,7 +228,7 @@ impl Session {
             other => McpError::ConnectionLost {
                 server: self.server.to_string(),
                 phase: phase.to_owned(),
-                message: describe_service_error(&other),
+                message: describe::service(&other),
             },
         }
     }
@@ -381,25 +383,6 @@ impl Session {
             }
         }
     }
-}
-
-/// A transport failure in words: the transport's own error and its causes,
-/// without rmcp's generic wrapper (which names Rust types).
-fn describe_service_error(error: &ServiceError) -> String {
-    let ServiceError::TransportSend(dynamic) = error else {
-        return error.to_string();
-    };
-    let mut text = dynamic.error.to_string();
-    let mut source = dynamic.error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Counts one request in flight while it lives.

@@ -14,6 +14,7 @@ use toolbridge_core::BoxFuture;
 use super::{
     McpError, McpServer, McpServerHandle, McpServerOptions,
     client::BridgeClient,
+    describe,
     line_transport::{LineTransport, shared_writer},
     process::{ChildProcess, EnvSpec, SpawnSpec, describe_status},
     session::{Link, Session},
@@ -179,6 +180,14 @@ impl McpServerStdio {
                 message: "the command is empty".to_owned(),
             });
         }
+        if let Some(cwd) = &self.params.cwd
+            && !cwd.is_dir()
+        {
+            return Err(McpError::InvalidConfig {
+                server: self.handle.name().to_owned(),
+                message: format!("the working directory {} is not a directory", cwd.display()),
+            });
+        }
         let deadline = Instant::now() + self.handle.options().startup_timeout;
         let auto = ClientLifecycleMode::Auto {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -260,7 +269,7 @@ impl McpServerStdio {
                     Ok(status) => exited_during_startup(&server, &child, status).await,
                     Err(_) => McpError::Handshake {
                         server: server.to_string(),
-                        message: error.to_string(),
+                        message: describe::initialize(&error),
                         stderr: child.stderr_now(),
                     },
                 }
