@@ -1,0 +1,389 @@
+//! Command-line arguments: the clap definitions, the parsers that check each
+//! flag value, and [`ServerConfig`], the validated description of the
+//! server to talk to.
+//!
+//! Everything a user can get wrong is caught here, before any process is
+//! spawned or any connection opened (ripgrep's "low-level args → high-level
+//! args" split): bad flags are clap errors and exit with code 2.
+
+use std::{collections::BTreeMap, path::PathBuf, time::Duration};
+
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, error::ErrorKind};
+use serde_json::{Map, Value};
+use toolbridge::mcp::{McpServerStdioParams, McpServerStreamableHttpParams};
+
+/// List and call the tools of any MCP server.
+///
+/// Give the server as `-- COMMAND [ARGS…]` (a local program speaking MCP on
+/// stdio) or as `--url URL` (a Streamable HTTP endpoint).
+///
+/// Exit codes: 0 success; 1 the tool reported an error (isError); 2 usage or
+/// configuration error; 3 connection, protocol or timeout error; 130/143
+/// interrupted by SIGINT/SIGTERM.
+#[derive(Debug, Parser)]
+#[command(name = "toolbridge", version)]
+pub struct Cli {
+    /// Log more to stderr: -v for info (including the server's own stderr),
+    /// -vv for debug, -vvv for debug from every crate. `RUST_LOG` overrides.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List a server's tools.
+    #[command(after_help = EXAMPLES_TOOLS)]
+    Tools(ToolsArgs),
+    /// Call one tool and print its result.
+    #[command(after_help = EXAMPLES_CALL)]
+    Call(CallArgs),
+}
+
+const EXAMPLES_TOOLS: &str = "Examples:
+  toolbridge tools -- npx -y @modelcontextprotocol/server-everything
+  toolbridge tools --json --prefix ev --allow echo -- mcp-server-everything
+  toolbridge tools --url http://127.0.0.1:3001/mcp -H 'Authorization: Bearer TOKEN'";
+
+const EXAMPLES_CALL: &str = "Examples:
+  toolbridge call echo --args '{\"message\":\"hi\"}' -- npx -y @modelcontextprotocol/server-everything
+  toolbridge call get-sum --args '{\"a\":1,\"b\":2}' --json --url http://127.0.0.1:3001/mcp";
+
+impl Command {
+    /// The server flags of whichever subcommand this is.
+    pub fn server(&self) -> &ServerArgs {
+        match self {
+            Self::Tools(args) => &args.server,
+            Self::Call(args) => &args.server,
+        }
+    }
+}
+
+/// `toolbridge tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Print the tool specs (after prefix and filters) as a JSON array.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Expose the tools as PREFIX__name.
+    #[arg(long, value_name = "PREFIX", value_parser = parse_prefix)]
+    pub prefix: Option<String>,
+
+    /// Keep only this tool (the server's name, before any prefix); repeatable.
+    #[arg(long = "allow", value_name = "NAME")]
+    pub allow: Vec<String>,
+
+    /// Leave out this tool (the server's name, before any prefix); repeatable.
+    #[arg(long = "block", value_name = "NAME")]
+    pub block: Vec<String>,
+
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// `toolbridge call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool's name on the server.
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+
+    /// The arguments, as a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}", value_parser = parse_json_object)]
+    pub args: Map<String, Value>,
+
+    /// Give up on the call after SECS seconds; the server is sent a
+    /// cancellation [default: 30, the library's call timeout].
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub timeout: Option<Duration>,
+
+    /// Print the whole result as JSON (content, structuredContent, isError).
+    #[arg(long)]
+    pub json: bool,
+
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// How to reach the server: flags shared by every subcommand.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Server")]
+pub struct ServerArgs {
+    /// A Streamable HTTP endpoint, e.g. http://127.0.0.1:3001/mcp.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "env", "cwd"])]
+    pub url: Option<String>,
+
+    /// An HTTP header for every request, as 'Name: value'; repeatable
+    /// (with --url).
+    // `conflicts_with` as well as `requires`: clap does not enforce
+    // `requires` when the trailing `-- COMMAND` is present.
+    #[arg(
+        short = 'H',
+        long = "header",
+        value_name = "HEADER",
+        requires = "url",
+        conflicts_with = "command",
+        value_parser = parse_header
+    )]
+    pub headers: Vec<(String, String)>,
+
+    /// Set a variable for the server process, as K=V; repeatable. The
+    /// server otherwise sees only PATH, HOME, locale and similar variables,
+    /// never the parent's secrets.
+    #[arg(long = "env", value_name = "K=V", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+
+    /// The server process's working directory.
+    #[arg(long, value_name = "DIR", value_parser = parse_dir)]
+    pub cwd: Option<PathBuf>,
+
+    /// How long the server may take to start and finish its handshake
+    /// (a cold `npx -y` downloads packages first).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_secs)]
+    pub startup_timeout: Duration,
+
+    /// The server's name in messages and logs [default: the command's file
+    /// name, or the URL's host].
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    pub name: Option<String>,
+
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Where the server is and how it is started: exactly one transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking MCP on stdio.
+    Stdio(McpServerStdioParams),
+    /// A Streamable HTTP endpoint.
+    Http(McpServerStreamableHttpParams),
+}
+
+/// The validated server configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The transport.
+    pub transport: Transport,
+    /// The name, when given (the library derives one otherwise).
+    pub name: Option<String>,
+    /// The startup timeout.
+    pub startup_timeout: Duration,
+}
+
+impl ServerArgs {
+    /// Turns the flags into a [`ServerConfig`].
+    ///
+    /// # Errors
+    /// A clap usage error when neither `-- COMMAND` nor `--url` is given
+    /// (clap itself rejects both at once).
+    pub fn to_config(&self) -> Result<ServerConfig, clap::Error> {
+        let transport = match (&self.url, self.command.split_first()) {
+            (Some(url), _) => Transport::Http(McpServerStreamableHttpParams {
+                url: url.clone(),
+                headers: self.headers.iter().cloned().collect(),
+            }),
+            (None, Some((command, args))) => Transport::Stdio(McpServerStdioParams {
+                command: command.clone(),
+                args: args.to_vec(),
+                env: self.env.iter().cloned().collect::<BTreeMap<_, _>>(),
+                cwd: self.cwd.clone(),
+                ..McpServerStdioParams::default()
+            }),
+            (None, None) => {
+                return Err(Cli::command().error(
+                    ErrorKind::MissingRequiredArgument,
+                    "no server given: pass `-- COMMAND [ARGS...]` for a stdio server \
+                     or `--url URL` for a Streamable HTTP server",
+                ));
+            }
+        };
+        Ok(ServerConfig {
+            transport,
+            name: self.name.clone(),
+            startup_timeout: self.startup_timeout,
+        })
+    }
+}
+
+/// Parses `--args`: JSON that must be an object.
+fn parse_json_object(text: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!(
+            "the tool arguments must be a JSON object like '{{\"key\": \"value\"}}', not {}",
+            json_kind(&other)
+        )),
+        Err(error) => Err(format!("not valid JSON: {error}")),
+    }
+}
+
+/// "an array", "a string"…: what a JSON value is, for messages.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Parses a positive, finite number of seconds (fractions allowed).
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, e.g. 30 or 0.5, not {text:?}"))?;
+    if secs.is_nan() || secs <= 0.0 {
+        return Err("the number of seconds must be greater than 0".to_owned());
+    }
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("{text} seconds is too long"))
+}
+
+/// Parses `-H 'Name: value'`.
+fn parse_header(text: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = text.split_once(':') else {
+        return Err(
+            "expected 'Name: value' (a colon between the header name and its value)".to_owned(),
+        );
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        return Err("the header name before ':' is empty".to_owned());
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+/// Parses `--env K=V`.
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        Some(_) => Err("the variable name before '=' is empty".to_owned()),
+        None => Err("expected K=V (a variable name, '=', and its value)".to_owned()),
+    }
+}
+
+/// Parses `--cwd`: an existing directory.
+fn parse_dir(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if path.is_dir() {
+        Ok(path)
+    } else {
+        Err("no such directory".to_owned())
+    }
+}
+
+/// Parses `--prefix`: it must make valid tool names.
+fn parse_prefix(text: &str) -> Result<String, String> {
+    toolbridge::validate_tool_name(text)
+        .map(|()| text.to_owned())
+        .map_err(|error| format!("not usable in a tool name: {error}"))
+}
+
+/// Parses `--name`: anything but blank.
+fn parse_name(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("the name is empty".to_owned())
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("toolbridge").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn args_must_be_a_json_object() {
+        assert!(parse_json_object(r#"{"a": 1}"#).is_ok());
+        assert!(
+            parse_json_object("[1]")
+                .unwrap_err()
+                .contains("not an array")
+        );
+        assert!(
+            parse_json_object("{")
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
+    }
+
+    #[test]
+    fn seconds_must_be_positive_and_finite() {
+        assert_eq!(parse_secs("0.5"), Ok(Duration::from_millis(500)));
+        assert!(parse_secs("0").is_err());
+        assert!(parse_secs("-1").is_err());
+        assert!(parse_secs("NaN").is_err());
+        assert!(parse_secs("inf").is_err());
+        assert!(parse_secs("soon").is_err());
+    }
+
+    #[test]
+    fn header_splits_at_the_first_colon() {
+        assert_eq!(
+            parse_header("Authorization: Bearer a:b"),
+            Ok(("Authorization".to_owned(), "Bearer a:b".to_owned()))
+        );
+        assert!(parse_header("no colon").is_err());
+        assert!(parse_header(": v").is_err());
+    }
+
+    #[test]
+    fn env_splits_at_the_first_equals() {
+        assert_eq!(parse_env("A=b=c"), Ok(("A".to_owned(), "b=c".to_owned())));
+        assert_eq!(parse_env("A="), Ok(("A".to_owned(), String::new())));
+        assert!(parse_env("=x").is_err());
+        assert!(parse_env("A").is_err());
+    }
+
+    #[test]
+    fn command_after_double_dash_is_a_stdio_server() {
+        let cli = parse(&["call", "echo", "--env", "K=V", "--", "srv", "--flag"]).unwrap();
+        let config = cli.command.server().to_config().unwrap();
+        let Transport::Stdio(params) = config.transport else {
+            panic!("expected stdio");
+        };
+        assert_eq!(params.command, "srv");
+        assert_eq!(params.args, ["--flag"]);
+        assert_eq!(params.env.get("K").map(String::as_str), Some("V"));
+        assert_eq!(config.startup_timeout, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn url_with_headers_is_an_http_server() {
+        let cli = parse(&["tools", "--url", "http://h/mcp", "-H", "X-A: 1"]).unwrap();
+        let config = cli.command.server().to_config().unwrap();
+        let Transport::Http(params) = config.transport else {
+            panic!("expected http");
+        };
+        assert_eq!(params.headers.get("X-A").map(String::as_str), Some("1"));
+    }
+
+    #[test]
+    fn exactly_one_server_is_required() {
+        let none = parse(&["tools"]).unwrap();
+        assert!(none.command.server().to_config().is_err());
+        assert!(parse(&["tools", "--url", "http://h/mcp", "--", "srv"]).is_err());
+        assert!(parse(&["tools", "-H", "A: b", "--", "srv"]).is_err());
+        assert!(parse(&["tools", "--url", "http://h/mcp", "--env", "A=b"]).is_err());
+    }
+}
