@@ -1,14 +1,22 @@
 //! Throughput of `tools/call` over stdio: the bridge against a raw line
 //! client, both talking to the same `toolbridge-fixture` server (`echo`).
 //!
-//! Four measurements, interleaved over several rounds in one process:
+//! Five measurements, interleaved over several rounds in one process:
 //! - `bridge_seq`: one call at a time through [`FunctionTool::call`] on a tool
-//!   bridged with [`mcp_server_to_function_tools`];
+//!   bridged with [`mcp_server_to_function_tools`], from a task on the
+//!   runtime (as agent code runs);
+//! - `bridge_seq_block_on` (for reference, not in the ratios): the same loop
+//!   driven by `Runtime::block_on` on the main thread, as a plain
+//!   `#[tokio::main]` body would; every wake-up then crosses threads;
 //! - `raw_seq`: one call at a time from a hand-written client (blocking std
 //!   I/O, `initialize` handshake by hand, one JSON line out, one line back);
 //! - `bridge_64`: 64 tasks sharing one bridged connection, 64 calls in flight;
 //! - `raw_64`: the raw client keeping 64 requests in flight (sliding window:
 //!   every reply read is replaced by a new request, written in one batch).
+//!
+//! The table also shows the CPU time (user + system, from `/proc`) per call
+//! of the client (this process) and of the server process, which says where
+//! a gap comes from when the two run on one CPU.
 //!
 //! Targets (see `PERFORMANCE.md`): `bridge_seq / raw_seq >= 0.9`,
 //! `bridge_64 / bridge_seq >= 5`, `bridge_64 / raw_64 >= 0.5`.
@@ -105,9 +113,11 @@ fn run() -> Result<(), BoxError> {
         .collect();
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
-        "stdio_calls: fixture {} {}, {} CPU(s) available, {} sequential / {} concurrent calls, {} round(s)",
+        "stdio_calls: fixture {}{}, {} CPU(s) available, {} sequential / {} concurrent calls, {} round(s)",
         bin.display(),
-        fixture_args.join(" "),
+        fixture_args
+            .iter()
+            .fold(String::new(), |all, arg| all + " " + arg),
         cpus,
         config.sequential,
         config.concurrent,
@@ -136,6 +146,7 @@ fn run() -> Result<(), BoxError> {
     let warm_conc = (config.concurrent / 10).max(IN_FLIGHT);
     raw.sequential(warm_seq)?;
     raw.pipelined(warm_conc, IN_FLIGHT)?;
+    runtime.block_on(bridge_sequential_in_task(&echo, warm_seq))?;
     runtime.block_on(bridge_sequential(&echo, warm_seq))?;
     runtime.block_on(bridge_concurrent(&echo, warm_conc))?;
 
@@ -148,6 +159,9 @@ fn run() -> Result<(), BoxError> {
                 raw.sequential(config.sequential)
             })?,
             bridge_seq: measure(config.sequential, bridge_pid, || {
+                runtime.block_on(bridge_sequential_in_task(&echo, config.sequential))
+            })?,
+            bridge_seq_block_on: measure(config.sequential, bridge_pid, || {
                 runtime.block_on(bridge_sequential(&echo, config.sequential))
             })?,
             raw_64: measure(config.concurrent, raw_pid, || {
@@ -158,8 +172,12 @@ fn run() -> Result<(), BoxError> {
             })?,
         };
         println!(
-            "round {round}: raw_seq {:>9.0}  bridge_seq {:>9.0}  raw_64 {:>9.0}  bridge_64 {:>9.0} calls/s",
-            r.raw_seq.rate, r.bridge_seq.rate, r.raw_64.rate, r.bridge_64.rate
+            "round {round}: raw_seq {:>7.0}  bridge_seq {:>7.0} (block_on {:>7.0})  raw_64 {:>7.0}  bridge_64 {:>7.0} calls/s",
+            r.raw_seq.rate,
+            r.bridge_seq.rate,
+            r.bridge_seq_block_on.rate,
+            r.raw_64.rate,
+            r.bridge_64.rate
         );
         results.push(r);
     }
@@ -252,6 +270,12 @@ async fn bridge_sequential(echo: &FunctionTool, calls: usize) -> Result<(), BoxE
         bridge_call(echo).await?;
     }
     Ok(())
+}
+
+/// [`bridge_sequential`] in one task on the runtime's workers.
+async fn bridge_sequential_in_task(echo: &FunctionTool, calls: usize) -> Result<(), BoxError> {
+    let echo = echo.clone();
+    tokio::spawn(async move { bridge_sequential(&echo, calls).await }).await?
 }
 
 /// `IN_FLIGHT` tasks, each making `calls / IN_FLIGHT` calls one after the other.
@@ -447,6 +471,7 @@ impl Drop for RawClient {
 struct RoundFigures {
     raw_seq: Figure,
     bridge_seq: Figure,
+    bridge_seq_block_on: Figure,
     raw_64: Figure,
     bridge_64: Figure,
 }
@@ -481,9 +506,10 @@ impl Results {
 
     fn print(&self) {
         type Pick = fn(&RoundFigures) -> Figure;
-        let rows: [(&str, Pick); 4] = [
+        let rows: [(&str, Pick); 5] = [
             ("raw_seq (1 in flight)", |r| r.raw_seq),
             ("bridge_seq (1 in flight)", |r| r.bridge_seq),
+            ("bridge_seq_block_on (reference)", |r| r.bridge_seq_block_on),
             ("raw_64 (64 in flight)", |r| r.raw_64),
             ("bridge_64 (64 in flight)", |r| r.bridge_64),
         ];
