@@ -179,7 +179,10 @@ async fn an_unreachable_url_fails_connect_with_the_server_name() {
     assert!(matches!(error, McpError::Unreachable { .. }), "{text}");
     assert!(text.contains("server 'nowhere'"), "{text}");
     assert!(text.to_lowercase().contains("connection refused"), "{text}");
-    assert!(!text.contains("rmcp::"), "no Rust type names in messages: {text}");
+    assert!(
+        !text.contains("rmcp::"),
+        "no Rust type names in messages: {text}"
+    );
 }
 
 #[tokio::test]
