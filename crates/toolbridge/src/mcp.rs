@@ -58,6 +58,7 @@ mod error;
 mod handle;
 mod http;
 mod line_transport;
+mod multiplex;
 mod process;
 mod session;
 mod stdio;

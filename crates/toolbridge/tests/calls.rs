@@ -53,6 +53,38 @@ async fn a_call_that_is_never_answered_times_out_and_is_cancelled() {
     server.cleanup().await.unwrap();
 }
 
+#[tokio::test]
+async fn a_call_abandoned_by_its_caller_is_cancelled_on_the_server() {
+    let server = common::fixture(&[]).with_call_timeout(Duration::from_secs(600));
+    server.connect().await.unwrap();
+    // The caller stops waiting (drops the call future) long before the
+    // call timeout.
+    let abandoned = tokio::time::timeout(
+        Duration::from_millis(300),
+        server.call_tool("hang", json!({})),
+    )
+    .await;
+    assert!(abandoned.is_err(), "hang must not answer");
+    let mut cancelled = Vec::new();
+    for _ in 0..100 {
+        let seen = server
+            .call_tool("cancelled_requests", json!({}))
+            .await
+            .unwrap();
+        cancelled = serde_json::from_str::<Vec<Value>>(&seen.text_content()).unwrap();
+        if !cancelled.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        cancelled.len(),
+        1,
+        "expected one cancelled request, got {cancelled:?}"
+    );
+    server.cleanup().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_concurrent_calls_answered_in_reverse_order_each_get_their_own_result() {
     let server = common::fixture(&[]);

@@ -39,12 +39,19 @@ impl BridgeClient {
     }
 }
 
+/// How toolbridge introduces itself: its implementation info and its
+/// (empty) client capabilities.
+pub(crate) fn identity() -> (Implementation, ClientCapabilities) {
+    (
+        Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
+        ClientCapabilities::default(),
+    )
+}
+
 impl ClientHandler for BridgeClient {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolbridge", env!("CARGO_PKG_VERSION")),
-        )
+        let (implementation, capabilities) = identity();
+        ClientConfig::new(capabilities, implementation)
     }
 
     async fn list_roots(

@@ -30,6 +30,56 @@ pub(crate) fn tool_result_from_value(value: Value) -> ToolResult {
     }
 }
 
+/// Converts a `CallToolResult` straight from its JSON text (the stdio fast
+/// path), falling back to the lenient [`tool_result_from_value`] when a
+/// content item is of a kind toolbridge does not know.
+///
+/// # Errors
+/// A description when the text is not a JSON object, or when the result is
+/// not complete (a 2026-era `input_required` or task result).
+pub(crate) fn tool_result_from_raw(raw: &str) -> Result<ToolResult, String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Wire {
+        #[serde(default)]
+        content: Vec<Content>,
+        #[serde(default)]
+        structured_content: Option<Value>,
+        #[serde(default)]
+        is_error: Option<bool>,
+        #[serde(default)]
+        result_type: Option<String>,
+    }
+    let (result, result_type) = match serde_json::from_str::<Wire>(raw) {
+        Ok(wire) => (
+            ToolResult {
+                content: wire.content,
+                structured_content: wire.structured_content,
+                is_error: wire.is_error.unwrap_or(false),
+            },
+            wire.result_type,
+        ),
+        Err(_) => {
+            let value: Value = serde_json::from_str(raw)
+                .map_err(|e| format!("the result is not valid JSON: {e}"))?;
+            if !value.is_object() {
+                return Err(format!("the result is not a JSON object: {value}"));
+            }
+            let result_type = value
+                .get("resultType")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            (tool_result_from_value(value), result_type)
+        }
+    };
+    match result_type.as_deref() {
+        None | Some("complete") => Ok(result),
+        Some(other) => Err(format!(
+            "the server answered with a `{other}` result, which toolbridge does not support yet"
+        )),
+    }
+}
+
 fn content_item(item: &Value) -> Content {
     serde_json::from_value(item.clone()).unwrap_or_else(|_| Content::text(item.to_string()))
 }

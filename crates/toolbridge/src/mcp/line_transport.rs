@@ -38,6 +38,8 @@ use tokio::{
 };
 use tokio_util::sync::CancellationToken;
 
+use super::multiplex::Multiplexer;
+
 /// A writer shared between the transport and its owner, who may close it
 /// (take it out) at any time.
 pub(crate) type SharedWriter<W> = Arc<Mutex<Option<BufWriter<W>>>>;
@@ -60,6 +62,8 @@ pub(crate) struct LineTransport<R, W> {
     /// The id of a probe answered on the server's behalf: its late real
     /// answer must not reach rmcp.
     answered_for_server: Option<RequestId>,
+    /// Replies to toolbridge's own fast-path requests go here, not to rmcp.
+    multiplexer: Option<Arc<Multiplexer>>,
 }
 
 /// A `server/discover` request in flight.
@@ -95,7 +99,14 @@ where
             closed,
             discover: None,
             answered_for_server: None,
+            multiplexer: None,
         }
+    }
+
+    /// Routes replies to the requests of `multiplexer` to their callers.
+    pub(crate) fn with_multiplexer(mut self, multiplexer: Arc<Multiplexer>) -> Self {
+        self.multiplexer = Some(multiplexer);
+        self
     }
 
     /// Decodes one line, or says why it is skipped.
@@ -258,7 +269,11 @@ where
                 }
             }
             let line = std::mem::take(&mut self.line);
-            let decoded = self.decode(&line);
+            let routed = self
+                .multiplexer
+                .as_ref()
+                .is_some_and(|mux| mux.route(line.trim_ascii()));
+            let decoded = if routed { None } else { self.decode(&line) };
             self.line = line;
             self.line.clear();
             if self.line.capacity() > 1024 * 1024 {

@@ -15,7 +15,7 @@ use rmcp::{
     RoleClient,
     model::{
         CallToolRequest, CallToolRequestParams, ClientRequest, ListToolsRequest,
-        PaginatedRequestParams, PingRequest, ServerResult,
+        PaginatedRequestParams, PingRequest, RequestMetaObject, ServerResult,
     },
     service::{PeerRequestOptions, RunningService, ServiceError},
 };
@@ -25,7 +25,11 @@ use tokio_util::sync::CancellationToken;
 use toolbridge_core::ToolResult;
 
 use super::{
-    McpError, McpToolInfo, client::BridgeClient, convert, describe, process::ChildProcess,
+    McpError, McpToolInfo,
+    client::{self, BridgeClient},
+    convert, describe,
+    multiplex::{Multiplexer, Reply},
+    process::ChildProcess,
 };
 
 /// At most this many `tools/list` pages are read before giving up.
@@ -37,10 +41,12 @@ pub(crate) type SharedStdin = super::line_transport::SharedWriter<ChildStdin>;
 
 /// What a session runs over.
 pub(crate) enum Link {
-    /// A child process (stdio transport).
+    /// A child process (stdio transport), with toolbridge's fast path for
+    /// `tools/call` on the same pipes.
     Stdio {
         child: ChildProcess,
         stdin: SharedStdin,
+        multiplexer: Arc<Multiplexer>,
     },
     /// A Streamable HTTP connection.
     Http,
@@ -60,6 +66,9 @@ pub(crate) struct Session {
     lost_reason: Arc<OnceLock<String>>,
     /// Requests in flight (counted for the HTTP liveness watchdog).
     pending: Arc<AtomicUsize>,
+    /// The per-request `_meta` a 2026-07-28 (stateless) server needs on
+    /// every request; `None` in the `initialize` era.
+    request_meta: Option<Value>,
     link: Link,
 }
 
@@ -131,6 +140,7 @@ impl Session {
                 Arc::clone(&lost_reason),
             ));
         }
+        let request_meta = stateless_request_meta(&peer);
         Self {
             server,
             running: std::sync::Mutex::new(Some(running)),
@@ -139,6 +149,7 @@ impl Session {
             lost,
             lost_reason,
             pending,
+            request_meta,
             link,
         }
     }
@@ -327,6 +338,14 @@ impl Session {
         arguments: Value,
         timeout: Duration,
     ) -> Result<ToolResult, McpError> {
+        if let Link::Stdio {
+            stdin, multiplexer, ..
+        } = &self.link
+        {
+            return self
+                .call_tool_fast(stdin, multiplexer, tool, arguments, timeout)
+                .await;
+        }
         let phase = format!("tools/call '{tool}'");
         let mut params = CallToolRequestParams::new(tool.to_owned());
         match arguments {
@@ -354,6 +373,87 @@ impl Session {
         }
     }
 
+    /// `tools/call` on the stdio fast path (see [`super::multiplex`]): the
+    /// request line is written here and the reply comes back through the
+    /// multiplexer, with the same timeout, cancellation, closed and lost
+    /// handling as the rmcp path.
+    async fn call_tool_fast(
+        &self,
+        stdin: &SharedStdin,
+        multiplexer: &Arc<Multiplexer>,
+        tool: &str,
+        arguments: Value,
+        timeout: Duration,
+    ) -> Result<ToolResult, McpError> {
+        let phase = || format!("tools/call '{tool}'");
+        if self.closed.is_cancelled() {
+            return Err(self.closed_error(&phase()));
+        }
+        if self.lost.is_cancelled() {
+            return Err(self.lost_error(&phase()).await);
+        }
+        let arguments = match arguments {
+            Value::Object(map) => Value::Object(map),
+            Value::Null => Value::Object(Default::default()),
+            other => {
+                return Err(McpError::Protocol {
+                    server: self.server.to_string(),
+                    phase: phase(),
+                    message: format!("arguments must be a JSON object, not {other}"),
+                });
+            }
+        };
+        let (id, reply) = multiplexer.register();
+        let mut pending = PendingCall {
+            multiplexer,
+            stdin,
+            id,
+            answered: false,
+        };
+        let line = encode_call(id, tool, &arguments, self.request_meta.as_ref());
+        if write_line(stdin, &line).await.is_err() {
+            pending.answered = true;
+            return Err(if self.closed.is_cancelled() {
+                self.closed_error(&phase())
+            } else {
+                self.lost_error(&phase()).await
+            });
+        }
+        let reply = tokio::select! {
+            biased;
+            reply = reply => reply,
+            () = self.closed.cancelled() => return Err(self.closed_error(&phase())),
+            () = self.lost.cancelled() => return Err(self.lost_error(&phase()).await),
+            () = tokio::time::sleep(timeout) => {
+                pending.cancel("request timeout").await;
+                return Err(McpError::Timeout {
+                    server: self.server.to_string(),
+                    phase: phase(),
+                    after: timeout,
+                });
+            }
+        };
+        pending.answered = true;
+        match reply {
+            Ok(Reply::Result(raw)) => {
+                convert::tool_result_from_raw(raw.get()).map_err(|message| McpError::Protocol {
+                    server: self.server.to_string(),
+                    phase: phase(),
+                    message,
+                })
+            }
+            Ok(Reply::Error(error)) => Err(McpError::Rpc {
+                server: self.server.to_string(),
+                phase: phase(),
+                code: error.code,
+                message: error.message,
+                data: error.data,
+            }),
+            // The multiplexer dropped the request: the transport is gone.
+            Err(_) => Err(self.lost_error(&phase()).await),
+        }
+    }
+
     /// Closes the session: pending and later calls fail with `Closed` at
     /// once; for stdio, stdin is closed and the process group is terminated
     /// (SIGTERM, then SIGKILL after 5 s); for HTTP, the session is ended
@@ -366,7 +466,7 @@ impl Session {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         match &self.link {
-            Link::Stdio { child, stdin } => {
+            Link::Stdio { child, stdin, .. } => {
                 if let Some(mut writer) = stdin.lock().await.take() {
                     let _ = writer.flush().await;
                     let _ = writer.shutdown().await;
@@ -383,6 +483,109 @@ impl Session {
             }
         }
     }
+}
+
+/// A fast-path request until it is answered: forgets the id on drop, and
+/// tells the server with `notifications/cancelled` when the caller gave up
+/// (dropped the call) before the reply.
+struct PendingCall<'a> {
+    multiplexer: &'a Arc<Multiplexer>,
+    stdin: &'a SharedStdin,
+    id: u64,
+    answered: bool,
+}
+
+impl PendingCall<'_> {
+    async fn cancel(&mut self, reason: &str) {
+        self.answered = true;
+        self.multiplexer.forget(self.id);
+        let _ = write_line(self.stdin, &encode_cancel(self.id, reason)).await;
+    }
+}
+
+impl Drop for PendingCall<'_> {
+    fn drop(&mut self) {
+        self.multiplexer.forget(self.id);
+        if self.answered {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let stdin = Arc::clone(self.stdin);
+            let line = encode_cancel(self.id, "the caller stopped waiting");
+            runtime.spawn(async move {
+                let _ = write_line(&stdin, &line).await;
+            });
+        }
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":"tb-N","method":"tools/call","params":{…}}\n`.
+fn encode_call(id: u64, tool: &str, arguments: &Value, meta: Option<&Value>) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Params<'a> {
+        name: &'a str,
+        arguments: &'a Value,
+        #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+        meta: Option<&'a Value>,
+    }
+    #[derive(serde::Serialize)]
+    struct Request<'a> {
+        jsonrpc: &'static str,
+        id: String,
+        method: &'static str,
+        params: Params<'a>,
+    }
+    let request = Request {
+        jsonrpc: "2.0",
+        id: Multiplexer::wire_id(id),
+        method: "tools/call",
+        params: Params {
+            name: tool,
+            arguments,
+            meta,
+        },
+    };
+    let mut line = serde_json::to_vec(&request).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// `notifications/cancelled` for our request `id`.
+fn encode_cancel(id: u64, reason: &str) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": Multiplexer::wire_id(id), "reason": reason},
+    }))
+    .unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// Writes one line to the server's stdin.
+async fn write_line(stdin: &SharedStdin, line: &[u8]) -> std::io::Result<()> {
+    let mut guard = stdin.lock().await;
+    let Some(writer) = guard.as_mut() else {
+        return Err(std::io::ErrorKind::BrokenPipe.into());
+    };
+    writer.write_all(line).await?;
+    writer.flush().await
+}
+
+/// The `_meta` every request needs in the stateless 2026-07-28 era
+/// (protocol version, client info, client capabilities), as rmcp sends it.
+fn stateless_request_meta(peer: &rmcp::Peer<RoleClient>) -> Option<Value> {
+    let version = peer.peer_info()?.protocol_version.clone();
+    if version.has_initialize() {
+        return None;
+    }
+    let (implementation, capabilities) = client::identity();
+    serde_json::to_value(RequestMetaObject::with_client_context(
+        version,
+        implementation,
+        capabilities,
+    ))
+    .ok()
 }
 
 /// Counts one request in flight while it lives.

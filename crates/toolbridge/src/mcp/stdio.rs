@@ -16,6 +16,7 @@ use super::{
     client::BridgeClient,
     describe,
     line_transport::{LineTransport, shared_writer},
+    multiplex::Multiplexer,
     process::{ChildProcess, EnvSpec, SpawnSpec, describe_status},
     session::{Link, Session},
 };
@@ -229,12 +230,14 @@ impl McpServerStdio {
         let (child, stdin, stdout) = ChildProcess::spawn(&spec)?;
         let lost = CancellationToken::new();
         let stdin = shared_writer(stdin);
+        let multiplexer = Arc::new(Multiplexer::default());
         let transport = LineTransport::new(
             Arc::clone(&server),
             stdout,
             Arc::clone(&stdin),
             lost.clone(),
-        );
+        )
+        .with_multiplexer(Arc::clone(&multiplexer));
         let client = BridgeClient::new(Arc::clone(&server), self.handle.tools_changed_sender());
 
         enum Outcome<T> {
@@ -261,7 +264,11 @@ impl McpServerStdio {
                     server,
                     running,
                     lost,
-                    Link::Stdio { child, stdin },
+                    Link::Stdio {
+                        child,
+                        stdin,
+                        multiplexer,
+                    },
                 ));
             }
             Outcome::Ready(Err(error)) => {
