@@ -12,6 +12,24 @@ use toolbridge::{
     mcp::{McpError, McpServer},
 };
 
+/// The request ids the fixture saw `notifications/cancelled` for, waiting
+/// (bounded) until there is at least one.
+async fn cancelled_requests(server: &impl McpServer) -> Vec<Value> {
+    let mut cancelled = Vec::new();
+    for _ in 0..100 {
+        let seen = server
+            .call_tool("cancelled_requests", json!({}))
+            .await
+            .unwrap();
+        cancelled = serde_json::from_str::<Vec<Value>>(&seen.text_content()).unwrap();
+        if !cancelled.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    cancelled
+}
+
 #[tokio::test]
 async fn a_call_that_is_never_answered_times_out_and_is_cancelled() {
     let server = common::fixture(&[]);
@@ -27,18 +45,7 @@ async fn a_call_that_is_never_answered_times_out_and_is_cancelled() {
         "{text}"
     );
     // The server saw notifications/cancelled for that request.
-    let mut cancelled = Vec::new();
-    for _ in 0..50 {
-        let seen = server
-            .call_tool("cancelled_requests", json!({}))
-            .await
-            .unwrap();
-        cancelled = serde_json::from_str::<Vec<Value>>(&seen.text_content()).unwrap();
-        if !cancelled.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let cancelled = cancelled_requests(&server).await;
     assert_eq!(
         cancelled.len(),
         1,
@@ -65,18 +72,7 @@ async fn a_call_abandoned_by_its_caller_is_cancelled_on_the_server() {
     )
     .await;
     assert!(abandoned.is_err(), "hang must not answer");
-    let mut cancelled = Vec::new();
-    for _ in 0..100 {
-        let seen = server
-            .call_tool("cancelled_requests", json!({}))
-            .await
-            .unwrap();
-        cancelled = serde_json::from_str::<Vec<Value>>(&seen.text_content()).unwrap();
-        if !cancelled.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let cancelled = cancelled_requests(&server).await;
     assert_eq!(
         cancelled.len(),
         1,

@@ -3,41 +3,22 @@
 
 mod common;
 
-use std::{
-    io::{BufRead, BufReader},
-    process::{Command, Stdio},
-    time::Duration,
-};
+use std::time::Duration;
 
+use common::HttpFixture;
 use serde_json::json;
 use toolbridge::mcp::{McpError, McpServer, McpServerStreamableHttp};
 
 async fn pending_call_fails_when_the_server_dies(args: &[&str]) {
-    let mut child = Command::new(common::fixture_bin())
-        .args(["--http", "127.0.0.1:0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_owned();
-    let server = McpServerStreamableHttp::url(&url)
+    let mut fixture = HttpFixture::start(args);
+    let server = McpServerStreamableHttp::url(&fixture.url)
         .with_name("dying")
         .with_call_timeout(Duration::from_secs(600));
     server.connect().await.unwrap();
     let handle = server.handle().clone();
     let pending = tokio::spawn(async move { handle.call_tool("hang", json!({})).await });
     tokio::time::sleep(Duration::from_millis(300)).await;
-    child.kill().unwrap();
-    child.wait().unwrap();
+    fixture.kill();
     let error = tokio::time::timeout(Duration::from_secs(60), pending)
         .await
         .expect("the pending call must fail long before its 600 s timeout")

@@ -4,12 +4,9 @@
 
 mod common;
 
-use std::{
-    io::{BufRead, BufReader},
-    process::{Child, Command, Stdio},
-    time::Duration,
-};
+use std::time::Duration;
 
+use common::HttpFixture;
 use serde_json::json;
 use toolbridge::mcp::{McpError, McpServer, McpServerStreamableHttp};
 
@@ -52,41 +49,6 @@ async fn a_legacy_stdio_server_that_ignores_discovery_falls_back_to_initialize()
         negotiated(&["--protocol", "legacy-silent"]).await,
         "2025-06-18"
     );
-}
-
-/// The fixture serving Streamable HTTP; killed on drop.
-struct HttpFixture {
-    child: Child,
-    url: String,
-}
-
-impl HttpFixture {
-    fn start(args: &[&str]) -> Self {
-        let mut child = Command::new(common::fixture_bin())
-            .args(["--http", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap()
-            .to_owned();
-        Self { child, url }
-    }
-}
-
-impl Drop for HttpFixture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 async fn negotiated_http(args: &[&str]) -> String {

@@ -37,6 +37,50 @@ impl Default for McpServerOptions {
     }
 }
 
+/// The builder methods every server type shares. Its name and timeouts
+/// live in its handle, which these methods replace, so they are meant for
+/// before connecting or bridging.
+macro_rules! handle_builders {
+    () => {
+        /// Sets the name (used in errors, logs and prefixes). Call before
+        /// connecting or bridging: it makes a new handle.
+        pub fn with_name(self, name: impl Into<String>) -> Self {
+            let name: String = name.into();
+            Self {
+                handle: self.handle.renamed(name),
+                ..self
+            }
+        }
+
+        /// Sets both timeouts. Call before connecting or bridging.
+        pub fn with_options(self, options: McpServerOptions) -> Self {
+            Self {
+                handle: self.handle.with_options(options),
+                ..self
+            }
+        }
+
+        /// Sets the startup timeout (until the handshake is done; default 60 s).
+        pub fn with_startup_timeout(self, timeout: std::time::Duration) -> Self {
+            let options = McpServerOptions {
+                startup_timeout: timeout,
+                ..self.handle.options()
+            };
+            self.with_options(options)
+        }
+
+        /// Sets the default per-call timeout (default 30 s).
+        pub fn with_call_timeout(self, timeout: std::time::Duration) -> Self {
+            let options = McpServerOptions {
+                call_timeout: timeout,
+                ..self.handle.options()
+            };
+            self.with_options(options)
+        }
+    };
+}
+pub(crate) use handle_builders;
+
 enum State {
     Idle,
     Connected(Arc<Session>),
@@ -86,6 +130,16 @@ impl McpServerHandle {
                 tools_changed: watch::channel(0).0,
             }),
         }
+    }
+
+    /// A new handle with `name` and this handle's options.
+    pub(crate) fn renamed(&self, name: impl Into<Arc<str>>) -> Self {
+        Self::new(name, self.options())
+    }
+
+    /// A new handle with this handle's name and `options`.
+    pub(crate) fn with_options(&self, options: McpServerOptions) -> Self {
+        Self::new(self.name_arc(), options)
     }
 
     /// The server's name.

@@ -24,6 +24,7 @@ use super::{
     McpError, McpServer, McpServerHandle, McpServerOptions,
     client::BridgeClient,
     describe,
+    handle::handle_builders,
     session::{Link, Session},
 };
 
@@ -121,42 +122,7 @@ impl McpServerStreamableHttp {
         self
     }
 
-    /// Sets the name. Call before connecting or bridging.
-    pub fn with_name(self, name: impl Into<String>) -> Self {
-        let name: String = name.into();
-        let options = self.handle.options();
-        Self {
-            handle: McpServerHandle::new(name, options),
-            ..self
-        }
-    }
-
-    /// Sets both timeouts. Call before connecting or bridging.
-    pub fn with_options(self, options: McpServerOptions) -> Self {
-        let name = self.handle.name().to_owned();
-        Self {
-            handle: McpServerHandle::new(name, options),
-            ..self
-        }
-    }
-
-    /// Sets the startup timeout (default 60 s).
-    pub fn with_startup_timeout(self, timeout: Duration) -> Self {
-        let options = McpServerOptions {
-            startup_timeout: timeout,
-            ..self.handle.options()
-        };
-        self.with_options(options)
-    }
-
-    /// Sets the default per-call timeout (default 30 s).
-    pub fn with_call_timeout(self, timeout: Duration) -> Self {
-        let options = McpServerOptions {
-            call_timeout: timeout,
-            ..self.handle.options()
-        };
-        self.with_options(options)
-    }
+    handle_builders!();
 
     /// Where the server is.
     pub fn params(&self) -> &McpServerStreamableHttpParams {

@@ -15,6 +15,7 @@ use super::{
     McpError, McpServer, McpServerHandle, McpServerOptions,
     client::BridgeClient,
     describe,
+    handle::handle_builders,
     line_transport::{LineTransport, shared_writer},
     multiplex::Multiplexer,
     process::{ChildProcess, EnvSpec, SpawnSpec, describe_status},
@@ -108,43 +109,7 @@ impl McpServerStdio {
         })
     }
 
-    /// Sets the name (used in errors, logs and prefixes). Call before
-    /// connecting or bridging: it makes a new handle.
-    pub fn with_name(self, name: impl Into<String>) -> Self {
-        let name: String = name.into();
-        let options = self.handle.options();
-        Self {
-            handle: McpServerHandle::new(name, options),
-            ..self
-        }
-    }
-
-    /// Sets both timeouts. Call before connecting or bridging.
-    pub fn with_options(self, options: McpServerOptions) -> Self {
-        let name = self.handle.name().to_owned();
-        Self {
-            handle: McpServerHandle::new(name, options),
-            ..self
-        }
-    }
-
-    /// Sets the startup timeout (spawn → handshake done; default 60 s).
-    pub fn with_startup_timeout(self, timeout: Duration) -> Self {
-        let options = McpServerOptions {
-            startup_timeout: timeout,
-            ..self.handle.options()
-        };
-        self.with_options(options)
-    }
-
-    /// Sets the default per-call timeout (default 30 s).
-    pub fn with_call_timeout(self, timeout: Duration) -> Self {
-        let options = McpServerOptions {
-            call_timeout: timeout,
-            ..self.handle.options()
-        };
-        self.with_options(options)
-    }
+    handle_builders!();
 
     /// Sets a variable for the server.
     pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {

@@ -3,10 +3,14 @@
 #![allow(dead_code)]
 
 use std::{
+    io::{BufRead, BufReader},
     path::{Path, PathBuf},
-    process::Command,
-    sync::OnceLock,
+    process::{Child, Command, Stdio},
+    sync::{Arc, Mutex, OnceLock},
+    time::Duration,
 };
+
+use tokio::time::Instant;
 
 use toolbridge::mcp::McpServerStdio;
 
@@ -107,5 +111,80 @@ pub fn process_alive(pid: u32) -> bool {
             state != Some("Z") && state != Some("X")
         }
         Err(_) => false,
+    }
+}
+
+/// Hang guard for waiting on the fixture's stderr; never a timing assertion.
+const STDERR_WAIT: Duration = Duration::from_secs(10);
+
+/// The fixture serving Streamable HTTP, with its stderr collected line by
+/// line; killed on drop.
+pub struct HttpFixture {
+    child: Child,
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl HttpFixture {
+    /// Starts the fixture with `--http 127.0.0.1:0` and `args`.
+    pub fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(fixture_bin())
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the fixture");
+        // Drained from the start so a chatty fixture never blocks on a full pipe.
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        let sink = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped stdout"))
+            .read_line(&mut line)
+            .expect("read the fixture's first stdout line");
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line from the fixture: {line:?}"))
+            .to_owned();
+        Self { child, url, stderr }
+    }
+
+    /// Waits (bounded) until the fixture has written `line` to stderr.
+    pub async fn wait_for_stderr_line(&self, line: &str) {
+        let deadline = Instant::now() + STDERR_WAIT;
+        loop {
+            if self.stderr.lock().unwrap().iter().any(|l| l == line) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the fixture did not write {line:?} within {STDERR_WAIT:?}; its stderr:\n{}",
+                self.stderr.lock().unwrap().join("\n")
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl HttpFixture {
+    /// Kills the fixture now (a server that dies).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
