@@ -81,6 +81,43 @@ async fn a_call_abandoned_by_its_caller_is_cancelled_on_the_server() {
     server.cleanup().await.unwrap();
 }
 
+/// A regression guard for the hand-over of stdout between a waiting caller
+/// and rmcp's reader: thousands of back-to-back calls, one at a time and 64
+/// at a time, all complete (a lost hand-over shows as a timeout here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_sequential_and_concurrent_calls_all_complete() {
+    for protocol in ["auto", "legacy"] {
+        let server =
+            common::fixture(&["--protocol", protocol]).with_call_timeout(Duration::from_secs(20));
+        server.connect().await.unwrap();
+        let handle = server.handle().clone();
+        for i in 0..2000 {
+            let result = handle
+                .call_tool("echo", json!({"message": i.to_string()}))
+                .await
+                .unwrap_or_else(|e| panic!("{protocol} sequential call {i}: {e}"));
+            assert_eq!(result.text_content(), format!("Echo: {i}"));
+        }
+        let tasks = (0..64).map(|task| {
+            let handle = handle.clone();
+            tokio::spawn(async move {
+                for i in 0..50 {
+                    let message = format!("{task}-{i}");
+                    let result = handle
+                        .call_tool("echo", json!({"message": message}))
+                        .await
+                        .unwrap_or_else(|e| panic!("task {task} call {i}: {e}"));
+                    assert_eq!(result.text_content(), format!("Echo: {message}"));
+                }
+            })
+        });
+        for task in futures::future::join_all(tasks).await {
+            task.unwrap();
+        }
+        server.cleanup().await.unwrap();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_concurrent_calls_answered_in_reverse_order_each_get_their_own_result() {
     let server = common::fixture(&[]);
