@@ -30,9 +30,10 @@
 //! - `BENCH_CONCURRENT_CALLS`: calls per 64-in-flight measurement (default
 //!   5 × `BENCH_CALLS`);
 //! - `BENCH_ROUNDS`: rounds; the table shows the median (default 3);
-//! - `BENCH_FIXTURE_ARGS`: extra arguments for both fixture processes, split
-//!   on whitespace (e.g. `--protocol legacy`, so the bridge negotiates the
-//!   same `initialize` era as the raw client);
+//! - `BENCH_FIXTURE_ARGS`: arguments for both fixture processes, split on
+//!   whitespace (default `--protocol legacy`, so the bridge negotiates the
+//!   same `initialize` era as the raw client; set it empty to let the bridge
+//!   use the 2026-07-28 era);
 //! - `BENCH_FIXTURE`: another server binary instead of the fixture.
 
 use std::{
@@ -106,8 +107,11 @@ fn run() -> Result<(), BoxError> {
         Some(path) => PathBuf::from(path),
         None => fixture_bin()?,
     };
+    // Like for like by default: the raw client speaks the `initialize` era,
+    // so the fixture is told to as well (a 2026-07-28 session adds per-request
+    // `_meta` that costs the server, not the client, more per call).
     let fixture_args: Vec<String> = std::env::var("BENCH_FIXTURE_ARGS")
-        .unwrap_or_default()
+        .unwrap_or_else(|_| "--protocol legacy".to_owned())
         .split_whitespace()
         .map(str::to_owned)
         .collect();
