@@ -84,6 +84,65 @@ async fn stdio_server_that_exits_during_startup_fails_connect_with_status_and_st
 }
 
 #[tokio::test]
+async fn a_server_printing_usage_on_stdout_and_exiting_says_what_it_printed() {
+    let server =
+        McpServerStdio::command("sh", ["-c", "echo 'usage: some-server --root DIR'; exit 2"])
+            .with_name("usage");
+    let error = server.connect().await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        matches!(error, McpError::ExitedDuringStartup { .. }),
+        "{text}"
+    );
+    assert!(text.contains("exit code 2"), "{text}");
+    assert!(text.contains("usage: some-server --root DIR"), "{text}");
+}
+
+#[tokio::test]
+async fn a_server_that_closes_its_stdout_is_started_once_and_fails_clearly() {
+    let dir = std::env::temp_dir().join(format!("toolbridge-closed-stdout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let starts = dir.join("starts");
+    let script = format!("echo start >> '{}'; exec 1>&-; sleep 30", starts.display());
+    let server = McpServerStdio::command("sh", ["-c", script.as_str()]).with_name("mute");
+    let error = tokio::time::timeout(Duration::from_secs(30), server.connect())
+        .await
+        .expect("connect fails without waiting for the startup timeout")
+        .unwrap_err();
+    assert!(matches!(error, McpError::Handshake { .. }), "{error}");
+    let count = std::fs::read_to_string(&starts).unwrap().lines().count();
+    assert_eq!(
+        count, 1,
+        "a closed stdout must not be retried with a second start"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_line_over_the_message_limit_disconnects_with_a_clear_error() {
+    let server = common::fixture(&[]).with_options(toolbridge::mcp::McpServerOptions {
+        max_message_bytes: 1024 * 1024,
+        ..Default::default()
+    });
+    server.connect().await.unwrap();
+    let small = server
+        .call_tool("big", json!({"bytes": 1000}))
+        .await
+        .unwrap();
+    assert_eq!(small.text_content().len(), 1000);
+    let error = server
+        .call_tool("big", json!({"bytes": 2 * 1024 * 1024}))
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(matches!(error, McpError::ConnectionLost { .. }), "{text}");
+    assert!(text.contains("longer than 1048576 bytes"), "{text}");
+    let pid = server.pid().unwrap();
+    server.cleanup().await.unwrap();
+    assert!(gone(pid).await);
+}
+
+#[tokio::test]
 async fn missing_command_fails_connect_with_a_spawn_error() {
     let server = McpServerStdio::command("/nonexistent/toolbridge-no-such-server", ["x"]);
     let error = server.connect().await.unwrap_err();

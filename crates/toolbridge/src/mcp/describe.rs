@@ -8,9 +8,23 @@ use rmcp::{
     transport::{DynamicTransportError, streamable_http_client::StreamableHttpError},
 };
 
+/// The longest description kept: a server's HTML error page must not fill
+/// an error message.
+const MAX_DESCRIPTION_CHARS: usize = 600;
+
 /// `error` and its causes, joined with `: `, skipping a cause whose text
-/// the description already holds.
+/// the description already holds; cut at [`MAX_DESCRIPTION_CHARS`].
 pub(crate) fn chain(error: &(dyn Error + 'static)) -> String {
+    let text = full_chain(error);
+    if text.chars().count() <= MAX_DESCRIPTION_CHARS {
+        return text;
+    }
+    let mut cut: String = text.chars().take(MAX_DESCRIPTION_CHARS).collect();
+    cut.push('…');
+    cut
+}
+
+fn full_chain(error: &(dyn Error + 'static)) -> String {
     let mut text = String::new();
     let mut next = Some(error);
     while let Some(current) = next {

@@ -39,12 +39,15 @@ pub enum McpError {
     },
 
     /// The server process exited before the handshake finished.
-    #[error("server '{server}' exited during startup ({status}){}", stderr_suffix(.stderr))]
+    #[error("server '{server}' exited during startup ({status}){}{}", stdout_suffix(.stdout), stderr_suffix(.stderr))]
     ExitedDuringStartup {
         /// The server.
         server: String,
         /// The exit status, e.g. `exit code 3` or `killed by signal 9`.
         status: String,
+        /// What it printed on stdout that was not JSON-RPC (a usage text, a
+        /// banner), summarised; empty when nothing.
+        stdout: String,
         /// The tail of the server's stderr (at most 64 KiB).
         stderr: String,
     },
@@ -61,14 +64,17 @@ pub enum McpError {
 
     /// The handshake did not finish within the startup timeout.
     #[error(
-        "server '{server}' did not finish initialize within {} s; check the command or raise the startup timeout{}",
-        .after.as_secs_f64(), stderr_suffix(.stderr)
+        "server '{server}' did not finish initialize within {} s; check the command or URL, or raise the startup timeout{}{}",
+        .after.as_secs_f64(), stdout_suffix(.stdout), stderr_suffix(.stderr)
     )]
     StartupTimeout {
         /// The server.
         server: String,
         /// The startup timeout that elapsed.
         after: Duration,
+        /// What a stdio server printed on stdout that was not JSON-RPC,
+        /// summarised; empty when nothing (and for HTTP servers).
+        stdout: String,
         /// The tail of the server's stderr (empty for HTTP servers).
         stderr: String,
     },
@@ -206,6 +212,15 @@ impl McpError {
     }
 }
 
+/// Formats the summary of non-protocol stdout lines for an error message.
+fn stdout_suffix(stdout: &str) -> String {
+    if stdout.is_empty() {
+        String::new()
+    } else {
+        format!("; on stdout it printed {stdout}")
+    }
+}
+
 /// Formats a stderr tail for an error message: nothing when empty, else the
 /// last [`DISPLAYED_STDERR_BYTES`] on lines of their own.
 fn stderr_suffix(stderr: &str) -> String {
@@ -245,6 +260,7 @@ mod tests {
         let error = McpError::ExitedDuringStartup {
             server: "s".into(),
             status: "exit code 1".into(),
+            stdout: String::new(),
             stderr: stderr.clone(),
         };
         assert!(error.to_string().len() < 5 * 1024);

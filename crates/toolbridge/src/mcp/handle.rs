@@ -26,6 +26,11 @@ pub struct McpServerOptions {
     /// For one request (`tools/list` page, `tools/call`), unless a call
     /// gives its own. Default 30 s.
     pub call_timeout: Duration,
+    /// The largest message accepted from the server, in bytes: one stdio
+    /// line, one HTTP JSON body or SSE event. Default 128 MiB. A stdio
+    /// server that sends more is disconnected with a clear error instead of
+    /// exhausting memory.
+    pub max_message_bytes: usize,
 }
 
 impl Default for McpServerOptions {
@@ -33,6 +38,7 @@ impl Default for McpServerOptions {
         Self {
             startup_timeout: Duration::from_secs(60),
             call_timeout: Duration::from_secs(30),
+            max_message_bytes: super::line_transport::DEFAULT_MAX_LINE_BYTES,
         }
     }
 }

@@ -163,7 +163,9 @@ impl McpServerStreamableHttp {
         }
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.params.url.as_str())
             .custom_headers(headers)
-            .reinit_on_expired_session(true);
+            .reinit_on_expired_session(true)
+            .max_json_response_size(self.handle.options().max_message_bytes)
+            .max_sse_event_size(self.handle.options().max_message_bytes);
         config.retry_config = Arc::new(BoundedRetry);
         Ok(config)
     }
@@ -217,6 +219,7 @@ impl McpServerStreamableHttp {
             () = tokio::time::sleep_until(deadline) => Err(McpError::StartupTimeout {
                 server: server.to_string(),
                 after: self.handle.options().startup_timeout,
+                stdout: String::new(),
                 stderr: String::new(),
             }),
         }
@@ -228,7 +231,7 @@ fn default_name(url: &str) -> String {
     reqwest::Url::parse(url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| "http".to_owned())
+        .unwrap_or_else(|| url.chars().take(64).collect())
 }
 
 impl McpServer for McpServerStreamableHttp {

@@ -40,6 +40,57 @@ use tokio_util::sync::CancellationToken;
 
 use super::multiplex::Multiplexer;
 
+/// What the transport saw on stdout that was not protocol, for errors: a
+/// server that prints its usage or a banner and exits is explained by it.
+#[derive(Debug, Default)]
+pub(crate) struct StdoutNotes {
+    skipped: std::sync::Mutex<std::collections::VecDeque<String>>,
+    skipped_count: std::sync::atomic::AtomicUsize,
+    /// Why reading stopped early (a line over the size limit).
+    broken: std::sync::OnceLock<String>,
+}
+
+impl StdoutNotes {
+    /// How many skipped lines are kept for errors, and how much of each.
+    const KEPT_LINES: usize = 5;
+    const KEPT_LINE_CHARS: usize = 200;
+
+    fn skipped_line(&self, line: &[u8]) {
+        let text: String = String::from_utf8_lossy(line)
+            .chars()
+            .take(Self::KEPT_LINE_CHARS)
+            .collect();
+        self.skipped_count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut kept = self.skipped.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() == Self::KEPT_LINES {
+            kept.pop_front();
+        }
+        kept.push_back(text);
+    }
+
+    /// The skipped lines as text for an error (empty when there were none).
+    pub(crate) fn summary(&self) -> String {
+        let count = self
+            .skipped_count
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if count == 0 {
+            return String::new();
+        }
+        let kept = self.skipped.lock().unwrap_or_else(|e| e.into_inner());
+        let lines: Vec<&str> = kept.iter().map(String::as_str).collect();
+        format!(
+            "{count} line(s) that are not JSON-RPC, last: {}",
+            lines.join(" | ")
+        )
+    }
+
+    /// Why reading stopped early, if it did.
+    pub(crate) fn broken(&self) -> Option<&str> {
+        self.broken.get().map(String::as_str)
+    }
+}
+
 /// A writer shared between the transport and its owner, who may close it
 /// (take it out) at any time.
 pub(crate) type SharedWriter<W> = Arc<Mutex<Option<BufWriter<W>>>>;
@@ -56,6 +107,9 @@ pub(crate) struct LineTransport<R, W> {
     reader: BufReader<R>,
     writer: Arc<Mutex<Option<BufWriter<W>>>>,
     line: Vec<u8>,
+    /// The longest line accepted, in bytes.
+    max_line_bytes: usize,
+    notes: Arc<StdoutNotes>,
     closed: CancellationToken,
     /// The `server/discover` probe awaiting its answer, if any.
     discover: Option<DiscoverProbe>,
@@ -96,11 +150,24 @@ where
             reader: BufReader::with_capacity(64 * 1024, reader),
             writer,
             line: Vec::with_capacity(4 * 1024),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            notes: Arc::default(),
             closed,
             discover: None,
             answered_for_server: None,
             multiplexer: None,
         }
+    }
+
+    /// Sets the longest line accepted (default [`DEFAULT_MAX_LINE_BYTES`]).
+    pub(crate) fn with_max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes.max(1);
+        self
+    }
+
+    /// What was seen on stdout that was not protocol.
+    pub(crate) fn notes(&self) -> Arc<StdoutNotes> {
+        Arc::clone(&self.notes)
     }
 
     /// Routes replies to the requests of `multiplexer` to their callers.
@@ -116,6 +183,7 @@ where
             return None;
         }
         if trimmed[0] != b'{' {
+            self.notes.skipped_line(trimmed);
             tracing::debug!(
                 server = %self.server,
                 line = %String::from_utf8_lossy(&trimmed[..trimmed.len().min(512)]),
@@ -177,6 +245,7 @@ where
         let value: Value = match serde_json::from_slice(line) {
             Ok(value) => value,
             Err(_) => {
+                self.notes.skipped_line(line);
                 tracing::debug!(server = %self.server, %error, "skipping a line that is not valid JSON");
                 return None;
             }
@@ -252,7 +321,7 @@ where
         loop {
             let deadline = self.discover.as_ref().map(|probe| probe.deadline);
             let read = tokio::select! {
-                read = self.reader.read_until(b'\n', &mut self.line) => read,
+                read = read_line_bounded(&mut self.reader, &mut self.line, self.max_line_bytes) => read,
                 () = sleep_until_or_never(deadline) => {
                     if let Some(answer) = self.discover_timed_out() {
                         return Some(answer);
@@ -263,6 +332,16 @@ where
             match read {
                 Ok(0) => break,
                 Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+                    let reason = format!(
+                        "the server sent a line longer than {} bytes (the limit for one message); the connection was closed",
+                        self.max_line_bytes
+                    );
+                    tracing::warn!(server = %self.server, "{reason}");
+                    let _ = self.notes.broken.set(reason);
+                    self.line = Vec::with_capacity(4 * 1024);
+                    break;
+                }
                 Err(error) => {
                     tracing::debug!(server = %self.server, %error, "reading the server's stdout failed");
                     break;
@@ -299,6 +378,45 @@ where
             let _ = writer.shutdown().await;
         }
         Ok(())
+    }
+}
+
+/// The longest line (one JSON-RPC message) read from a server by default:
+/// 128 MiB. A server sending more is broken (or hostile); reading on would
+/// only exhaust memory.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 128 * 1024 * 1024;
+
+/// Like `read_until(b'\n')`, but fails with `InvalidData` once `line` would
+/// grow past `max` bytes. Cancel-safe in the same way: bytes taken from the
+/// reader are already in `line`.
+async fn read_line_bounded<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(read);
+        }
+        let (used, done) = match memchr::memchr(b'\n', available) {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        if line.len() + used > max {
+            line.clear();
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "line too long",
+            ));
+        }
+        line.extend_from_slice(&available[..used]);
+        reader.consume(used);
+        read += used;
+        if done {
+            return Ok(read);
+        }
     }
 }
 

@@ -28,6 +28,7 @@ use super::{
     McpError, McpToolInfo,
     client::{self, BridgeClient},
     convert, describe,
+    line_transport::StdoutNotes,
     multiplex::{Multiplexer, Reply},
     process::ChildProcess,
 };
@@ -47,6 +48,8 @@ pub(crate) enum Link {
         child: ChildProcess,
         stdin: SharedStdin,
         multiplexer: Arc<Multiplexer>,
+        /// What the transport saw on stdout besides protocol.
+        notes: Arc<StdoutNotes>,
     },
     /// A Streamable HTTP connection.
     Http,
@@ -255,6 +258,11 @@ impl Session {
     /// status and stderr tail of the server.
     pub(crate) async fn lost_error(&self, phase: &str) -> McpError {
         match &self.link {
+            Link::Stdio { notes, .. } if notes.broken().is_some() => McpError::ConnectionLost {
+                server: self.server.to_string(),
+                phase: phase.to_owned(),
+                message: notes.broken().unwrap_or_default().to_owned(),
+            },
             Link::Stdio { child, .. } => {
                 let status = child.describe_exit(Duration::from_secs(1)).await;
                 let stderr = child.stderr_after_exit(Duration::from_millis(300)).await;

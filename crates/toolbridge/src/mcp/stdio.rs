@@ -16,7 +16,7 @@ use super::{
     client::BridgeClient,
     describe,
     handle::handle_builders,
-    line_transport::{LineTransport, shared_writer},
+    line_transport::{LineTransport, StdoutNotes, shared_writer},
     multiplex::Multiplexer,
     process::{ChildProcess, EnvSpec, SpawnSpec, describe_status},
     session::{Link, Session},
@@ -160,18 +160,23 @@ impl McpServerStdio {
             legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
         };
         match self.attempt(auto, deadline).await {
-            Err(McpError::Handshake { message, .. }) => {
+            Ok(session) => Ok(session),
+            Err(Failure {
+                error,
+                retry_with_initialize: true,
+            }) => {
                 // A legacy server may answer `server/discover` in a way rmcp
                 // does not read as "legacy"; start it again with the plain
                 // `initialize` handshake.
                 tracing::info!(
-                    server = self.handle.name(), %message,
+                    server = self.handle.name(), %error,
                     "discovery failed; retrying with the initialize handshake"
                 );
                 self.attempt(ClientLifecycleMode::Initialize, deadline)
                     .await
+                    .map_err(|failure| failure.error)
             }
-            other => other,
+            Err(failure) => Err(failure.error),
         }
     }
 
@@ -179,7 +184,7 @@ impl McpServerStdio {
         &self,
         lifecycle: ClientLifecycleMode,
         deadline: Instant,
-    ) -> Result<Session, McpError> {
+    ) -> Result<Session, Failure> {
         let server = self.handle.name_arc();
         let spec = SpawnSpec {
             server: Arc::clone(&server),
@@ -192,7 +197,7 @@ impl McpServerStdio {
             },
             cwd: self.params.cwd.clone(),
         };
-        let (child, stdin, stdout) = ChildProcess::spawn(&spec)?;
+        let (child, stdin, stdout) = ChildProcess::spawn(&spec).map_err(Failure::fatal)?;
         let lost = CancellationToken::new();
         let stdin = shared_writer(stdin);
         let multiplexer = Arc::new(Multiplexer::default());
@@ -202,7 +207,9 @@ impl McpServerStdio {
             Arc::clone(&stdin),
             lost.clone(),
         )
-        .with_multiplexer(Arc::clone(&multiplexer));
+        .with_multiplexer(Arc::clone(&multiplexer))
+        .with_max_line_bytes(self.handle.options().max_message_bytes);
+        let notes = transport.notes();
         let client = BridgeClient::new(Arc::clone(&server), self.handle.tools_changed_sender());
 
         enum Outcome<T> {
@@ -210,12 +217,20 @@ impl McpServerStdio {
             Exited(std::process::ExitStatus),
             TimedOut,
         }
+        let handshake = client.serve_with_lifecycle(transport, lifecycle);
+        tokio::pin!(handshake);
         let outcome = tokio::select! {
-            result = client.serve_with_lifecycle(transport, lifecycle) => Outcome::Ready(result),
-            status = child.exited() => Outcome::Exited(status),
+            result = &mut handshake => Outcome::Ready(result),
+            status = child.exited() => {
+                // Let the transport read what the server printed before it
+                // exited (a usage text explains the exit).
+                let _ = tokio::time::timeout(Duration::from_millis(300), &mut handshake).await;
+                Outcome::Exited(status)
+            }
             () = tokio::time::sleep_until(deadline) => Outcome::TimedOut,
         };
-        let failure = match outcome {
+        let mut retry_with_initialize = false;
+        let error = match outcome {
             Outcome::Ready(Ok(running)) => {
                 // A server whose leader exits while a grandchild keeps stdout
                 // open must still count as gone.
@@ -233,40 +248,78 @@ impl McpServerStdio {
                         child,
                         stdin,
                         multiplexer,
+                        notes,
                     },
                 ));
             }
             Outcome::Ready(Err(error)) => {
                 match tokio::time::timeout(Duration::from_secs(1), child.exited()).await {
-                    Ok(status) => exited_during_startup(&server, &child, status).await,
-                    Err(_) => McpError::Handshake {
-                        server: server.to_string(),
-                        message: describe::initialize(&error),
-                        stderr: child.stderr_now(),
-                    },
+                    Ok(status) => exited_during_startup(&server, &child, &notes, status).await,
+                    Err(_) => {
+                        // Only a server that answered (oddly) is worth a
+                        // second start; one that closed its stdout or sent
+                        // an oversized line would fail the same way again.
+                        retry_with_initialize =
+                            notes.broken().is_none() && describe::worth_initialize_retry(&error);
+                        let mut message = notes
+                            .broken()
+                            .map_or_else(|| describe::initialize(&error), str::to_owned);
+                        let stdout = notes.summary();
+                        if !stdout.is_empty() {
+                            message.push_str("; on stdout it printed ");
+                            message.push_str(&stdout);
+                        }
+                        McpError::Handshake {
+                            server: server.to_string(),
+                            message,
+                            stderr: child.stderr_now(),
+                        }
+                    }
                 }
             }
-            Outcome::Exited(status) => exited_during_startup(&server, &child, status).await,
+            Outcome::Exited(status) => exited_during_startup(&server, &child, &notes, status).await,
             Outcome::TimedOut => McpError::StartupTimeout {
                 server: server.to_string(),
                 after: self.handle.options().startup_timeout,
+                stdout: notes.summary(),
                 stderr: child.stderr_now(),
             },
         };
         stdin.lock().await.take();
         child.terminate().await;
-        Err(failure)
+        Err(Failure {
+            error,
+            retry_with_initialize,
+        })
+    }
+}
+
+/// A failed start, and whether starting again with the plain `initialize`
+/// handshake may help.
+struct Failure {
+    error: McpError,
+    retry_with_initialize: bool,
+}
+
+impl Failure {
+    fn fatal(error: McpError) -> Self {
+        Self {
+            error,
+            retry_with_initialize: false,
+        }
     }
 }
 
 async fn exited_during_startup(
     server: &str,
     child: &ChildProcess,
+    notes: &StdoutNotes,
     status: std::process::ExitStatus,
 ) -> McpError {
     McpError::ExitedDuringStartup {
         server: server.to_owned(),
         status: describe_status(status),
+        stdout: notes.summary(),
         stderr: child.stderr_after_exit(Duration::from_millis(500)).await,
     }
 }
