@@ -94,7 +94,8 @@ pub struct CallArgs {
     #[arg(value_name = "TOOL")]
     pub tool: String,
 
-    /// The arguments, as a JSON object.
+    /// The arguments, as a JSON object; `@FILE` reads them from a file and
+    /// `-` from standard input (for arguments too large for a command line).
     #[arg(long, value_name = "JSON", default_value = "{}", value_parser = parse_json_object)]
     pub args: Map<String, Value>,
 
@@ -214,8 +215,24 @@ impl ServerArgs {
     }
 }
 
-/// Parses `--args`: JSON that must be an object.
+/// Parses `--args`: JSON that must be an object, given inline, as `@FILE`
+/// or as `-` (standard input).
 fn parse_json_object(text: &str) -> Result<Map<String, Value>, String> {
+    let owned;
+    let text = if text == "-" {
+        let mut input = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|error| {
+            format!("could not read the arguments from standard input: {error}")
+        })?;
+        owned = input;
+        owned.as_str()
+    } else if let Some(path) = text.strip_prefix('@') {
+        owned = std::fs::read_to_string(path)
+            .map_err(|error| format!("could not read the arguments from {path:?}: {error}"))?;
+        owned.as_str()
+    } else {
+        text
+    };
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(format!(

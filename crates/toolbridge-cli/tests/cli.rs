@@ -273,6 +273,44 @@ fn call_echo_prints_its_text() {
 }
 
 #[test]
+fn call_args_from_a_file_and_from_stdin_carry_large_arguments() {
+    // Larger than a command line may be (ARG_MAX is 2 MiB on Linux).
+    let message = "m".repeat(3 * 1024 * 1024);
+    let args = serde_json::json!({ "message": message }).to_string();
+    let path = std::env::temp_dir().join(format!("toolbridge-args-{}.json", std::process::id()));
+    std::fs::write(&path, &args).unwrap();
+    let from_file = against_fixture(
+        &["call", "echo", "--args", &format!("@{}", path.display())],
+        &[],
+    );
+    assert_eq!(from_file.code, Some(0), "{}", from_file.stderr);
+    assert_eq!(from_file.stdout.len(), "Echo: ".len() + message.len() + 1);
+    let _ = std::fs::remove_file(&path);
+
+    let fixture = fixture();
+    let mut child = toolbridge_command(&["call", "echo", "--args", "-", "--", fixture.as_str()])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(br#"{"message":"from stdin"}"#).unwrap();
+    }
+    let from_stdin: Run = child.wait_with_output().unwrap().into();
+    assert_eq!(from_stdin.code, Some(0), "{}", from_stdin.stderr);
+    assert_eq!(from_stdin.stdout, "Echo: from stdin\n");
+
+    let missing = against_fixture(&["call", "echo", "--args", "@/nonexistent/args.json"], &[]);
+    assert_eq!(missing.code, Some(2), "{missing:?}");
+    assert!(
+        missing.stderr.contains("/nonexistent/args.json"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
 fn call_of_a_tool_reporting_an_error_prints_its_text_and_exits_1() {
     let run = against_fixture(&["call", "fail"], &[]);
     assert_eq!(run.code, Some(1), "{run:?}");
