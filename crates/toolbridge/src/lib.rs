@@ -10,6 +10,10 @@
 //! # Layout
 //! - [`mcp`]: servers ([`mcp::McpServerStdio`], [`mcp::McpServerStreamableHttp`]),
 //!   the [`mcp::McpServer`] trait, and [`mcp::mcp_server_to_function_tools`].
+//! - [`config`]: server config files (Claude, VS Code, TOML) as [`config::HubConfig`]; secret masking.
+//! - [`naming`]: exposed tool names for many servers in one namespace
+//!   (`mcp_{server}_{tool}` / `{prefix}__{tool}`, 64 characters, hash suffixes)
+//!   and the routing table. Groundwork for the hub.
 //! - The tool core, re-exported from `toolbridge-core`: [`ToolSpec`],
 //!   [`Tool`], [`FunctionTool`], [`ToolRegistry`], [`ToolFilter`],
 //!   [`ToolResult`], [`Content`], [`ToolError`].
@@ -48,7 +52,9 @@
 //! # }
 //! ```
 
+pub mod config;
 pub mod mcp;
+pub mod naming;
 
 pub use toolbridge_core::{
     BoxError, BoxFuture, Content, EmbeddedResource, FunctionTool, Tool, ToolAnnotations, ToolError,
