@@ -11,9 +11,13 @@
 //! - [`mcp`]: servers ([`mcp::McpServerStdio`], [`mcp::McpServerStreamableHttp`]),
 //!   the [`mcp::McpServer`] trait, and [`mcp::mcp_server_to_function_tools`].
 //! - [`config`]: server config files (Claude, VS Code, TOML) as [`config::HubConfig`]; secret masking.
+//! - [`hub`]: [`hub::Hub`], many named servers with namespaced tools,
+//!   restart on crash, refresh on `tools/list_changed`, per-server caps.
 //! - [`naming`]: exposed tool names for many servers in one namespace
 //!   (`mcp_{server}_{tool}` / `{prefix}__{tool}`, 64 characters, hash suffixes)
 //!   and the routing table. Groundwork for the hub.
+//! - [`audit`]: the audit log of connects, calls and disconnects (SQLite or JSON lines; never blocks).
+//! - [`policy`]: [`policy::CommandPolicy`], what a remotely added stdio server may run.
 //! - The tool core, re-exported from `toolbridge-core`: [`ToolSpec`],
 //!   [`Tool`], [`FunctionTool`], [`ToolRegistry`], [`ToolFilter`],
 //!   [`ToolResult`], [`Content`], [`ToolError`].
@@ -52,9 +56,12 @@
 //! # }
 //! ```
 
+pub mod audit;
 pub mod config;
+pub mod hub;
 pub mod mcp;
 pub mod naming;
+pub mod policy;
 
 pub use toolbridge_core::{
     BoxError, BoxFuture, Content, EmbeddedResource, FunctionTool, Tool, ToolAnnotations, ToolError,

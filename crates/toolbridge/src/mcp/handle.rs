@@ -177,6 +177,28 @@ impl McpServerHandle {
         matches!(&*self.read_state(), State::Connected(s) if !s.is_lost())
     }
 
+    /// Completes when the current session ends: the server exited or hung
+    /// up, or `cleanup()` ran. Completes at once when not connected. A
+    /// supervisor (the hub) awaits this to restart a crashed server.
+    pub async fn disconnected(&self) {
+        let session = match &*self.read_state() {
+            State::Connected(session) => Arc::clone(session),
+            _ => return,
+        };
+        session.ended().await;
+    }
+
+    /// Why the current session ended, as an error naming the server and,
+    /// for stdio, its exit status and stderr tail. `None` while the session
+    /// is alive or when none was connected.
+    pub async fn failure(&self) -> Option<McpError> {
+        let session = match &*self.read_state() {
+            State::Connected(session) if session.is_lost() => Arc::clone(session),
+            _ => return None,
+        };
+        Some(session.lost_error("the session").await)
+    }
+
     /// The process id of a connected stdio server.
     pub fn pid(&self) -> Option<u32> {
         match &*self.read_state() {

@@ -204,7 +204,13 @@ impl McpServerStreamableHttp {
         let client = BridgeClient::new(server.clone(), self.handle.tools_changed_sender());
         tokio::select! {
             result = client.serve_with_lifecycle(transport, lifecycle) => match result {
-                Ok(running) => Ok(Session::new(server, running, CancellationToken::new(), Link::Http)),
+                Ok(running) => Ok(Session::new(
+                    server,
+                    running,
+                    CancellationToken::new(),
+                    Link::Http,
+                    self.handle.tools_changed_sender(),
+                )),
                 Err(error) if describe::worth_initialize_retry(&error) => Err(McpError::Handshake {
                     server: server.to_string(),
                     message: describe::initialize(&error),

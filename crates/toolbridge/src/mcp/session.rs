@@ -129,6 +129,7 @@ impl Session {
         running: RunningService<RoleClient, BridgeClient>,
         lost: CancellationToken,
         link: Link,
+        tools_changed: tokio::sync::watch::Sender<u64>,
     ) -> Self {
         let peer = running.peer().clone();
         let closed = CancellationToken::new();
@@ -144,6 +145,14 @@ impl Session {
             ));
         }
         let request_meta = stateless_request_meta(&peer);
+        if request_meta.is_some() {
+            tokio::spawn(listen_for_tool_list_changes(
+                peer.clone(),
+                tools_changed,
+                closed.clone(),
+                lost.clone(),
+            ));
+        }
         Self {
             server,
             running: std::sync::Mutex::new(Some(running)),
@@ -175,6 +184,15 @@ impl Session {
     /// Whether the transport has ended (the server exited or hung up).
     pub(crate) fn is_lost(&self) -> bool {
         self.lost.is_cancelled()
+    }
+
+    /// Completes when the session ends: the transport is lost or
+    /// `cleanup()` closed it.
+    pub(crate) async fn ended(&self) {
+        tokio::select! {
+            () = self.lost.cancelled() => {}
+            () = self.closed.cancelled() => {}
+        }
     }
 
     /// Sends one request and waits for its result, failing at once when the
@@ -490,6 +508,42 @@ impl Session {
                 }
             }
         }
+    }
+}
+
+/// In the 2026-07-28 era a server sends `notifications/tools/list_changed`
+/// only on a `subscriptions/listen` stream that asked for it: open one and
+/// bump the same counter the legacy notification bumps.
+async fn listen_for_tool_list_changes(
+    peer: rmcp::Peer<RoleClient>,
+    tools_changed: tokio::sync::watch::Sender<u64>,
+    closed: CancellationToken,
+    lost: CancellationToken,
+) {
+    let filter = rmcp::model::SubscriptionFilter::builder()
+        .tools_list_changed()
+        .build();
+    let listen = async {
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                tracing::debug!(%error, "the server did not open a tools/list_changed subscription");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                rmcp::model::ServerNotification::ToolListChangedNotification(_)
+            ) {
+                tools_changed.send_modify(|n| *n += 1);
+            }
+        }
+    };
+    tokio::select! {
+        () = listen => {}
+        () = closed.cancelled() => {}
+        () = lost.cancelled() => {}
     }
 }
 

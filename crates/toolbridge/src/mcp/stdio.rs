@@ -250,6 +250,7 @@ impl McpServerStdio {
                         multiplexer,
                         notes,
                     },
+                    self.handle.tools_changed_sender(),
                 ));
             }
             Outcome::Ready(Err(error)) => {
