@@ -145,7 +145,10 @@ pub async fn call(
                 .opt_string("name")?
                 .unwrap_or_else(|| "added_tool".into());
             add_tool(state, &name);
+            // Legacy sessions get the plain notification; 2026-era ones get
+            // it on their subscriptions/listen streams.
             let _ = context.peer.notify_tool_list_changed().await;
+            state.tools_changed.notify_waiters();
             Ok(text(format!("added {name}")))
         }
         "schema_empty" | "schema_no_props" | "schema_pydantic" => {

@@ -15,9 +15,9 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
         InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-        ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+        ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
     },
-    service::{NotificationContext, RequestContext},
+    service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use serde_json::Value;
 
@@ -45,6 +45,9 @@ pub struct State {
     /// HTTP session ids marked by `expire_session`; the HTTP layer closes
     /// each one when its next request arrives.
     pub expiring: Mutex<HashSet<String>>,
+    /// Woken by `add_tool`: every open 2026-era `subscriptions/listen`
+    /// stream that asked for it gets `notifications/tools/list_changed`.
+    pub tools_changed: tokio::sync::Notify,
 }
 
 impl State {
@@ -143,6 +146,26 @@ impl ServerHandler for FixtureServer {
             config.with_protocol_version(LEGACY_MAX)
         } else {
             config
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                () = self.state.tools_changed.notified() => {
+                    if let Err(error) = context.sink().notify_tool_list_changed().await {
+                        eprintln!("fixture: could not notify a subscription: {error}");
+                    }
+                }
+            }
         }
     }
 

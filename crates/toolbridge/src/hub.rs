@@ -452,6 +452,33 @@ impl Hub {
         tool: &str,
         arguments: Value,
     ) -> Result<ToolResult, HubError> {
+        self.call_tool_inner(server, tool, arguments, None).await
+    }
+
+    /// [`Hub::call_tool`] with its own timeout instead of the server's call
+    /// timeout (it bounds the wait for a restart, for a free slot under
+    /// `max_concurrent_calls`, and the call itself).
+    ///
+    /// # Errors
+    /// As [`Hub::call_tool`].
+    pub async fn call_tool_with_timeout(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+        timeout: Duration,
+    ) -> Result<ToolResult, HubError> {
+        self.call_tool_inner(server, tool, arguments, Some(timeout))
+            .await
+    }
+
+    async fn call_tool_inner(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+        timeout: Option<Duration>,
+    ) -> Result<ToolResult, HubError> {
         let entry = self.entry(server)?;
         if !entry.has_tool(tool) {
             return Err(HubError::ToolNotFound {
@@ -462,7 +489,7 @@ impl Hub {
         }
         let argument_names = argument_names(&arguments);
         let started = Instant::now();
-        let result = self.call_ready(&entry, tool, arguments).await;
+        let result = self.call_ready(&entry, tool, arguments, timeout).await;
         let outcome = match &result {
             Ok(result) if result.is_error => CallOutcome::ToolError,
             Ok(_) => CallOutcome::Ok,
@@ -485,13 +512,15 @@ impl Hub {
         entry: &Arc<Entry>,
         tool: &str,
         arguments: Value,
+        timeout: Option<Duration>,
     ) -> Result<ToolResult, HubError> {
+        let timeout = timeout.unwrap_or_else(|| entry::wait_limit(entry));
         let unavailable = |state: ServerState, reason: String| HubError::Unavailable {
             server: entry.config.name.clone(),
             state: state.to_string(),
             reason,
         };
-        let deadline = tokio::time::Instant::now() + entry::wait_limit(entry);
+        let deadline = tokio::time::Instant::now() + timeout;
         let mut state = entry.state.subscribe();
         loop {
             let settled = tokio::time::timeout_at(
@@ -525,10 +554,25 @@ impl Hub {
                 .is_ok();
         }
         let _permit = match &entry.permits {
-            Some(permits) => permits.acquire().await.ok(),
+            Some(permits) => match tokio::time::timeout_at(deadline, permits.acquire()).await {
+                Ok(permit) => permit.ok(),
+                Err(_) => {
+                    return Err(unavailable(
+                        ServerState::Ready,
+                        format!(
+                            "too many calls in flight (max_concurrent_calls = {}); none finished in time",
+                            entry.config.max_concurrent_calls.unwrap_or_default()
+                        ),
+                    ));
+                }
+            },
             None => None,
         };
-        match entry.server.call_tool(tool, arguments).await {
+        match entry
+            .server
+            .call_tool_with_timeout(tool, arguments, timeout)
+            .await
+        {
             Ok(result) => Ok(result),
             Err(McpError::Closed { .. }) if entry.stop.is_cancelled() => Err(unavailable(
                 ServerState::Closed,

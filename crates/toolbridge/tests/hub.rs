@@ -515,3 +515,55 @@ async fn connects_calls_and_disconnects_are_audited_without_argument_values() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_beyond_the_per_server_cap_wait_and_then_fail_clearly() {
+    let hub = Hub::new();
+    let mut config = stdio("capped", &[]);
+    config.max_concurrent_calls = Some(1);
+    hub.connect_with_trust(config, Trust::Local).await.unwrap();
+    let hanging = {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            hub.call_tool_with_timeout("capped", "hang", json!({}), Duration::from_secs(2))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let blocked = hub
+        .call_tool_with_timeout(
+            "capped",
+            "echo",
+            json!({"message": "x"}),
+            Duration::from_millis(300),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        blocked.to_string().contains("max_concurrent_calls = 1"),
+        "{blocked}"
+    );
+    // Once the hanging call gives up (its 2 s timeout), the slot is free again.
+    let _ = hanging.await.unwrap();
+    let echo = hub
+        .call_tool("capped", "echo", json!({"message": "y"}))
+        .await
+        .unwrap();
+    assert_eq!(echo.text_content(), "Echo: y");
+    hub.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_era_server_reports_list_changes_through_its_subscription() {
+    let hub = Hub::new();
+    let mut config = stdio("modern", &[]);
+    if let TransportConfig::Stdio(params) = &mut config.transport {
+        params.args.clear();
+    }
+    hub.connect_with_trust(config, Trust::Local).await.unwrap();
+    hub.call_tool("modern", "add_tool", json!({"name": "fresh_tool"}))
+        .await
+        .unwrap();
+    wait_for_tool(&hub, "modern", "fresh_tool").await;
+    hub.close().await;
+}
