@@ -567,3 +567,112 @@ async fn a_2026_era_server_reports_list_changes_through_its_subscription() {
     wait_for_tool(&hub, "modern", "fresh_tool").await;
     hub.close().await;
 }
+
+/// Runs the ignored test below in a child test process whose environment
+/// holds a canary secret.
+#[test]
+fn parent_secrets_never_reach_hub_servers_logs_errors_or_the_audit_log() {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "hub_canary_inner",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CANARY_TOKEN", "parent-canary-4242")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "inner test failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stdout.contains("1 passed"),
+        "inner test did not run:\n{stdout}"
+    );
+    assert!(
+        !stdout.contains("configured-secret-9876") && !stderr.contains("configured-secret-9876")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "run by parent_secrets_never_reach_hub_servers_logs_errors_or_the_audit_log"]
+async fn hub_canary_inner() {
+    use toolbridge::{audit::AuditLog, config::AuditConfig};
+    assert_eq!(
+        std::env::var("CANARY_TOKEN").as_deref(),
+        Ok("parent-canary-4242")
+    );
+    let dir = std::env::temp_dir().join(format!("toolbridge-hub-canary-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let audit_path = dir.join("audit.jsonl");
+    let log = AuditLog::open(&AuditConfig::Jsonl {
+        path: audit_path.clone(),
+    })
+    .unwrap();
+    let hub = Hub::new();
+    hub.record_audit(log.clone());
+
+    // A server that prints its configured secret on stderr, then serves.
+    let script = format!(
+        "echo \"my token is $API_TOKEN\" >&2; exec '{}' --protocol legacy",
+        common::fixture_bin().display()
+    );
+    let mut config = ServerConfig::new(
+        "leaky",
+        TransportConfig::Stdio(McpServerStdioParams {
+            command: "sh".into(),
+            args: vec!["-c".into(), script],
+            env: [("API_TOKEN".to_owned(), "configured-secret-9876".to_owned())].into(),
+            ..Default::default()
+        }),
+    );
+    config.restart.max_attempts = 0;
+    hub.connect_with_trust(config, Trust::Local).await.unwrap();
+
+    let env = hub
+        .call_tool("leaky", "env", json!({}))
+        .await
+        .unwrap()
+        .text_content();
+    let env: serde_json::Value = serde_json::from_str(&env).unwrap();
+    assert!(
+        env.get("CANARY_TOKEN").is_none(),
+        "parent secret leaked to the server"
+    );
+    assert_eq!(
+        env["API_TOKEN"], "configured-secret-9876",
+        "configured values do reach it"
+    );
+
+    let crash = hub
+        .call_tool("leaky", "crash", json!({"code": 5}))
+        .await
+        .unwrap_err();
+    let crash = crash.to_string();
+    assert!(crash.contains("my token is ****"), "{crash}");
+    for _ in 0..100 {
+        if hub.list_connections()[0].state == ServerState::Failed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let listed = format!("{:?}", hub.list_connections());
+    hub.close().await;
+    log.flush(Duration::from_secs(5)).unwrap();
+    let audit = std::fs::read_to_string(&audit_path).unwrap();
+    for text in [&crash, &listed, &audit] {
+        assert!(
+            !text.contains("configured-secret-9876"),
+            "secret in output: {text}"
+        );
+        assert!(
+            !text.contains("parent-canary-4242"),
+            "parent secret in output: {text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -196,11 +196,22 @@ impl ChildProcess {
                 let _ = status_tx.send(Some(status));
             }
         });
+        // Values configured for this server are treated as secrets: a server
+        // that echoes its environment on stderr must not put them in our
+        // logs or error messages.
+        let secrets: Vec<String> = spec
+            .env
+            .vars
+            .values()
+            .filter(|value| value.len() >= MIN_REDACTED_LEN)
+            .cloned()
+            .collect();
         tokio::spawn(drain_stderr(
             Arc::clone(&server),
             stderr,
             Arc::clone(&tail),
             stderr_tx,
+            secrets,
         ));
         tracing::debug!(server = %server, pid, command = %spec.command, "spawned server process");
         Ok((
@@ -360,6 +371,21 @@ pub(crate) fn describe_status(status: ExitStatus) -> String {
     status.to_string()
 }
 
+/// Configured values shorter than this are not redacted (`1`, `true`…
+/// would mangle every line).
+const MIN_REDACTED_LEN: usize = 6;
+
+/// `line` with every occurrence of a secret replaced by `****`.
+fn redact(line: &[u8], secrets: &[String]) -> Vec<u8> {
+    let mut text = String::from_utf8_lossy(line).into_owned();
+    for secret in secrets {
+        if text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), "****");
+        }
+    }
+    text.into_bytes()
+}
+
 /// Reads the server's stderr to the end: each line goes to `tracing` and to
 /// the bounded tail. Draining keeps a chatty server from blocking on a full
 /// pipe.
@@ -368,6 +394,7 @@ async fn drain_stderr(
     stderr: ChildStderr,
     tail: Arc<StderrTail>,
     done: watch::Sender<bool>,
+    secrets: Vec<String>,
 ) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
@@ -376,6 +403,9 @@ async fn drain_stderr(
         match reader.read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {
+                if !secrets.is_empty() {
+                    line = redact(&line, &secrets);
+                }
                 tail.push(&line);
                 let text = String::from_utf8_lossy(&line);
                 tracing::info!(target: "toolbridge::server_stderr", server = %server, "{}", text.trim_end());
