@@ -1,6 +1,6 @@
 //! Command-line arguments: the clap definitions, the parsers that check each
 //! flag value, and [`ServerConfig`], the validated description of the
-//! server to talk to.
+//! server to talk to in single-server mode.
 //!
 //! Everything a user can get wrong is caught here, before any process is
 //! spawned or any connection opened (ripgrep's "low-level args → high-level
@@ -12,16 +12,25 @@ use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, error::ErrorKind
 use serde_json::{Map, Value};
 use toolbridge::mcp::{McpServerStdioParams, McpServerStreamableHttpParams};
 
-/// List and call the tools of any MCP server.
+/// List and call the tools of MCP servers.
 ///
-/// Give the server as `-- COMMAND [ARGS…]` (a local program speaking MCP on
-/// stdio) or as `--url URL` (a Streamable HTTP endpoint).
+/// One server: give it as `-- COMMAND [ARGS…]` (a local program speaking MCP
+/// on stdio) or as `--url URL` (a Streamable HTTP endpoint).
+///
+/// Many servers (hub mode): give a config file with `--config FILE`
+/// (toolbridge.toml, Claude Desktop's claude_desktop_config.json, a
+/// `.mcp.json` or VS Code's `.vscode/mcp.json`); tools are then called by
+/// their exposed names, e.g. `mcp_github_search_repositories`. Without
+/// `--config`, a `-- COMMAND` or `--url`, toolbridge uses ./toolbridge.toml,
+/// else $XDG_CONFIG_HOME/toolbridge/toolbridge.toml (or
+/// ~/.config/toolbridge/toolbridge.toml).
 ///
 /// Exit codes: 0 success; 1 the tool reported an error (isError); 2 usage or
-/// configuration error; 3 connection, protocol or timeout error; 130/143
-/// interrupted by SIGINT/SIGTERM.
+/// configuration error (also an unknown tool or server name in hub mode); 3
+/// connection, protocol or timeout error (`servers`: a server failed to
+/// connect); 130/143 interrupted by SIGINT/SIGTERM.
 #[derive(Debug, Parser)]
-#[command(name = "toolbridge", version)]
+#[command(name = "toolbridge", version, after_help = EXAMPLES_TOP)]
 pub struct Cli {
     /// Log more to stderr: -v for info (including the server's own stderr),
     /// -vv for debug, -vvv for debug from every crate. `RUST_LOG` overrides.
@@ -36,30 +45,90 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List a server's tools.
+    /// List the tools of one server, or of every server in a config file.
     #[command(after_help = EXAMPLES_TOOLS)]
     Tools(ToolsArgs),
     /// Call one tool and print its result.
     #[command(after_help = EXAMPLES_CALL)]
     Call(CallArgs),
+    /// Connect every enabled server of a config file and show their state.
+    #[command(after_help = EXAMPLES_SERVERS)]
+    Servers(ServersArgs),
+    /// Work with config files.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Show the audit log of connects, calls and disconnects.
+    #[command(after_help = EXAMPLES_AUDIT)]
+    Audit(AuditArgs),
 }
+
+const EXAMPLES_TOP: &str = "Examples:
+  toolbridge tools -- npx -y @modelcontextprotocol/server-everything
+  toolbridge servers --config ~/.config/Claude/claude_desktop_config.json
+  toolbridge call mcp_everything_echo --args '{\"message\":\"hi\"}'";
 
 const EXAMPLES_TOOLS: &str = "Examples:
   toolbridge tools -- npx -y @modelcontextprotocol/server-everything
   toolbridge tools --json --prefix ev --allow echo -- mcp-server-everything
-  toolbridge tools --url http://127.0.0.1:3001/mcp -H 'Authorization: Bearer TOKEN'";
+  toolbridge tools --url http://127.0.0.1:3001/mcp -H 'Authorization: Bearer TOKEN'
+  toolbridge tools --config toolbridge.toml --server github
+  toolbridge tools --json          # every server of ./toolbridge.toml";
 
 const EXAMPLES_CALL: &str = "Examples:
   toolbridge call echo --args '{\"message\":\"hi\"}' -- npx -y @modelcontextprotocol/server-everything
-  toolbridge call get-sum --args '{\"a\":1,\"b\":2}' --json --url http://127.0.0.1:3001/mcp";
+  toolbridge call get-sum --args '{\"a\":1,\"b\":2}' --json --url http://127.0.0.1:3001/mcp
+  toolbridge call mcp_everything_echo --config toolbridge.toml --args '{\"message\":\"hi\"}'
+  toolbridge call mcp_filesystem_read_file --args @args.json   # ./toolbridge.toml";
+
+const EXAMPLES_SERVERS: &str = "Examples:
+  toolbridge servers --config toolbridge.toml
+  toolbridge servers --config .mcp.json --startup-timeout 120
+
+One line per server goes to stderr as it becomes ready or fails, then the
+table to stdout. Exit code 0 when every enabled server connected, 3 when
+any failed.";
+
+const EXAMPLES_AUDIT: &str = "Examples:
+  toolbridge audit --since 1h
+  toolbridge audit --config toolbridge.toml --server github --tool search_repositories
+  toolbridge audit --json --limit 100 | jq .
+
+The log is the one the config's `audit = { sink = \"...\", path = \"...\" }`
+names; without one (or without any config file) the default SQLite
+database ($XDG_DATA_HOME/toolbridge/audit.sqlite3).";
 
 impl Command {
-    /// The server flags of whichever subcommand this is.
-    pub fn server(&self) -> &ServerArgs {
-        match self {
-            Self::Tools(args) => &args.server,
-            Self::Call(args) => &args.server,
+    /// The single server this command talks to: `Some` for `tools` / `call`
+    /// given `-- COMMAND` or `--url`, `None` for hub mode (every other
+    /// command, or `tools` / `call` with `--config` or with no server at
+    /// all, which then looks for a config file).
+    ///
+    /// # Errors
+    /// A clap usage error ("no server given") when single-server flags
+    /// such as `--env` or `--prefix` come without a server, and as
+    /// [`ServerArgs::to_config`].
+    pub fn single_server(&self) -> Result<Option<ServerConfig>, clap::Error> {
+        let (server, config, single_only) = match self {
+            Self::Tools(args) => (
+                &args.server,
+                &args.config,
+                args.prefix.is_some() || !args.allow.is_empty() || !args.block.is_empty(),
+            ),
+            Self::Call(args) => (&args.server, &args.config, false),
+            Self::Servers(_) | Self::Config(_) | Self::Audit(_) => return Ok(None),
+        };
+        if config.is_some() {
+            return Ok(None);
         }
+        if server.url.is_some()
+            || !server.command.is_empty()
+            || single_only
+            || server.has_single_only_flags()
+        {
+            // With no server at all `to_config` gives the usage error.
+            return server.to_config().map(Some);
+        }
+        Ok(None)
     }
 }
 
@@ -82,15 +151,39 @@ pub struct ToolsArgs {
     #[arg(long = "block", value_name = "NAME")]
     pub block: Vec<String>,
 
+    /// Hub mode: the servers of this config file (toolbridge.toml,
+    /// claude_desktop_config.json, .mcp.json, .vscode/mcp.json).
+    #[arg(long, value_name = "FILE", conflicts_with_all = SINGLE_SERVER_ARGS)]
+    pub config: Option<PathBuf>,
+
+    /// Hub mode: only this server's tools.
+    #[arg(
+        long = "server",
+        value_name = "NAME",
+        conflicts_with_all = SINGLE_SERVER_ARGS
+    )]
+    pub only_server: Option<String>,
+
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
 }
 
+/// The flags that describe one server (or its tools), which hub mode takes
+/// from the config file instead.
+const SINGLE_SERVER_ARGS: [&str; 9] = [
+    "url", "headers", "env", "cwd", "name", "command", "prefix", "allow", "block",
+];
+
+/// [`SINGLE_SERVER_ARGS`] without the ones only `tools` has.
+const SINGLE_SERVER_CONNECTION_ARGS: [&str; 6] =
+    ["url", "headers", "env", "cwd", "name", "command"];
+
 /// `toolbridge call`.
 #[derive(Debug, Args)]
 pub struct CallArgs {
-    /// The tool's name on the server.
+    /// The tool's name on the server; in hub mode its exposed name, as
+    /// `toolbridge tools` lists it (e.g. mcp_github_search_repositories).
     #[arg(value_name = "TOOL")]
     pub tool: String,
 
@@ -108,9 +201,84 @@ pub struct CallArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Hub mode: route the call through the servers of this config file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = SINGLE_SERVER_CONNECTION_ARGS)]
+    pub config: Option<PathBuf>,
+
     /// The server.
     #[command(flatten)]
     pub server: ServerArgs,
+}
+
+/// `toolbridge servers`.
+#[derive(Debug, Args)]
+pub struct ServersArgs {
+    /// The config file [default: ./toolbridge.toml, else the user config
+    /// directory's toolbridge/toolbridge.toml].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Give every server this long to start and finish its handshake,
+    /// instead of its configured startup timeout.
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub startup_timeout: Option<Duration>,
+}
+
+/// `toolbridge config …`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Load and validate a config file, and print its servers as resolved
+    /// (placeholders filled in, secret values masked).
+    #[command(after_help = EXAMPLES_CONFIG_CHECK)]
+    Check(ConfigCheckArgs),
+}
+
+const EXAMPLES_CONFIG_CHECK: &str = "Examples:
+  toolbridge config check toolbridge.toml
+  toolbridge config check ~/.config/Claude/claude_desktop_config.json
+
+Exit code 0 when the file is valid, 2 with the problem (file, line,
+server, variable) when not.";
+
+/// `toolbridge config check`.
+#[derive(Debug, Args)]
+pub struct ConfigCheckArgs {
+    /// The config file [default: ./toolbridge.toml, else the user config
+    /// directory's toolbridge/toolbridge.toml].
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// `toolbridge audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The config file naming the audit log [default: ./toolbridge.toml,
+    /// else the user config directory's; the default SQLite database when
+    /// there is none].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Only events about this server.
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
+
+    /// Only calls of this tool (its name on the server, not the exposed
+    /// name).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+
+    /// Only events this recent: a whole number and a unit, e.g. 45s, 30m,
+    /// 1h, 2d, 1w.
+    #[arg(long, value_name = "AGE", value_parser = parse_since)]
+    pub since: Option<Duration>,
+
+    /// At most this many events (the newest).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Print the events as JSON lines, one object per event.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How to reach the server: flags shared by every subcommand.
@@ -146,9 +314,10 @@ pub struct ServerArgs {
     pub cwd: Option<PathBuf>,
 
     /// How long the server may take to start and finish its handshake
-    /// (a cold `npx -y` downloads packages first).
-    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_secs)]
-    pub startup_timeout: Duration,
+    /// (a cold `npx -y` downloads packages first) [default: 60; in hub
+    /// mode, each server's configured timeout].
+    #[arg(long, value_name = "SECS", value_parser = parse_secs)]
+    pub startup_timeout: Option<Duration>,
 
     /// The server's name in messages and logs [default: the command's file
     /// name, or the URL's host].
@@ -180,7 +349,20 @@ pub struct ServerConfig {
     pub startup_timeout: Duration,
 }
 
+/// The startup timeout of a single server when `--startup-timeout` is not
+/// given.
+const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+
 impl ServerArgs {
+    /// Whether flags that only make sense for one server (`-H`, `--env`,
+    /// `--cwd`, `--name`) were given.
+    fn has_single_only_flags(&self) -> bool {
+        !self.headers.is_empty()
+            || !self.env.is_empty()
+            || self.cwd.is_some()
+            || self.name.is_some()
+    }
+
     /// Turns the flags into a [`ServerConfig`].
     ///
     /// # Errors
@@ -210,7 +392,7 @@ impl ServerArgs {
         Ok(ServerConfig {
             transport,
             name: self.name.clone(),
-            startup_timeout: self.startup_timeout,
+            startup_timeout: self.startup_timeout.unwrap_or(DEFAULT_STARTUP_TIMEOUT),
         })
     }
 }
@@ -265,6 +447,11 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
         return Err("the number of seconds must be greater than 0".to_owned());
     }
     Duration::try_from_secs_f64(secs).map_err(|_| format!("{text} seconds is too long"))
+}
+
+/// Parses `--since`: a whole number and a unit (`1h`).
+fn parse_since(text: &str) -> Result<Duration, String> {
+    toolbridge::audit::parse_since(text).map_err(|error| error.to_string())
 }
 
 /// Parses `-H 'Name: value'`.
@@ -375,20 +562,20 @@ mod tests {
     #[test]
     fn command_after_double_dash_is_a_stdio_server() {
         let cli = parse(&["call", "echo", "--env", "K=V", "--", "srv", "--flag"]).unwrap();
-        let config = cli.command.server().to_config().unwrap();
+        let config = cli.command.single_server().unwrap().unwrap();
         let Transport::Stdio(params) = config.transport else {
             panic!("expected stdio");
         };
         assert_eq!(params.command, "srv");
         assert_eq!(params.args, ["--flag"]);
         assert_eq!(params.env.get("K").map(String::as_str), Some("V"));
-        assert_eq!(config.startup_timeout, Duration::from_secs(60));
+        assert_eq!(config.startup_timeout, DEFAULT_STARTUP_TIMEOUT);
     }
 
     #[test]
     fn url_with_headers_is_an_http_server() {
         let cli = parse(&["tools", "--url", "http://h/mcp", "-H", "X-A: 1"]).unwrap();
-        let config = cli.command.server().to_config().unwrap();
+        let config = cli.command.single_server().unwrap().unwrap();
         let Transport::Http(params) = config.transport else {
             panic!("expected http");
         };
@@ -396,11 +583,59 @@ mod tests {
     }
 
     #[test]
-    fn exactly_one_server_is_required() {
-        let none = parse(&["tools"]).unwrap();
-        assert!(none.command.server().to_config().is_err());
+    fn at_most_one_server_is_allowed() {
         assert!(parse(&["tools", "--url", "http://h/mcp", "--", "srv"]).is_err());
         assert!(parse(&["tools", "-H", "A: b", "--", "srv"]).is_err());
         assert!(parse(&["tools", "--url", "http://h/mcp", "--env", "A=b"]).is_err());
+    }
+
+    #[test]
+    fn no_server_at_all_is_hub_mode() {
+        let none = parse(&["tools"]).unwrap();
+        let Command::Tools(args) = &none.command else {
+            panic!("expected tools");
+        };
+        assert!(args.server.to_config().is_err());
+        assert_eq!(none.command.single_server().unwrap(), None);
+        let call = parse(&["call", "mcp_a_echo", "--timeout", "2"]).unwrap();
+        assert_eq!(call.command.single_server().unwrap(), None);
+        let filtered = parse(&["tools", "--server", "a"]).unwrap();
+        assert_eq!(filtered.command.single_server().unwrap(), None);
+    }
+
+    #[test]
+    fn single_server_flags_without_a_server_are_a_usage_error() {
+        for args in [
+            &["tools", "--prefix", "p"][..],
+            &["tools", "--allow", "echo"],
+            &["call", "echo", "--env", "A=b"],
+            &["tools", "--name", "n"],
+        ] {
+            let cli = parse(args).unwrap();
+            assert!(cli.command.single_server().is_err(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn config_conflicts_with_a_single_server() {
+        assert!(parse(&["tools", "--config", "f.toml", "--", "srv"]).is_err());
+        assert!(parse(&["tools", "--config", "f.toml", "--url", "http://h/mcp"]).is_err());
+        assert!(parse(&["tools", "--config", "f.toml", "--prefix", "p"]).is_err());
+        assert!(parse(&["tools", "--server", "a", "--", "srv"]).is_err());
+        assert!(parse(&["call", "t", "--config", "f.toml", "--env", "A=b"]).is_err());
+        let ok = parse(&["call", "t", "--config", "f.toml", "--startup-timeout", "5"]).unwrap();
+        assert_eq!(ok.command.single_server().unwrap(), None);
+    }
+
+    #[test]
+    fn config_check_and_audit_parse() {
+        assert!(parse(&["config", "check", "f.toml"]).is_ok());
+        assert!(parse(&["config", "check"]).is_ok());
+        let audit = parse(&["audit", "--since", "1h", "--json"]).unwrap();
+        let Command::Audit(args) = audit.command else {
+            panic!("expected audit");
+        };
+        assert_eq!(args.since, Some(Duration::from_secs(3600)));
+        assert!(parse(&["audit", "--since", "1 hour"]).is_err());
     }
 }

@@ -1,10 +1,14 @@
-//! What goes to stdout: the tool table, a result's content as text, and
-//! JSON. Functions take any writer so they can be tested in memory.
+//! What goes to stdout: the tool tables, the servers table, a result's
+//! content as text, and JSON. Functions take any writer so they can be
+//! tested in memory.
 
-use std::io::{self, Write};
+use std::{
+    io::{self, Write},
+    time::Duration,
+};
 
 use serde::Serialize;
-use toolbridge::{Content, ToolResult, ToolSpec};
+use toolbridge::{Content, ToolResult, ToolSpec, hub::HubTool};
 
 /// The width the table is fitted to: `COLUMNS` when set, else 80.
 pub fn terminal_width() -> usize {
@@ -40,6 +44,131 @@ pub fn write_tool_table(out: &mut impl Write, specs: &[ToolSpec], width: usize) 
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// The server column of the hub tool table never grows past this.
+const MAX_SERVER_COLUMN: usize = 24;
+
+/// Writes one line per hub tool: the exposed name and the server, each
+/// padded to a column, then the description on one line, cut with `…` to
+/// fit `width` characters.
+pub fn write_hub_tool_table(
+    out: &mut impl Write,
+    tools: &[HubTool],
+    width: usize,
+) -> io::Result<()> {
+    let widest = |f: fn(&HubTool) -> &str, cap: usize| {
+        tools
+            .iter()
+            .map(|t| f(t).chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(cap)
+    };
+    let name_column = widest(|t| &t.exposed, MAX_NAME_COLUMN);
+    let server_column = widest(|t| &t.server, MAX_SERVER_COLUMN);
+    for tool in tools {
+        let used = name_column.max(tool.exposed.chars().count())
+            + server_column.max(tool.server.chars().count())
+            + 4;
+        let room = width.saturating_sub(used).max(MIN_DESCRIPTION);
+        let description = truncate(&one_line(&tool.spec.description), room);
+        let line = format!(
+            "{:<name_column$}  {:<server_column$}  {description}",
+            tool.exposed, tool.server
+        );
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// One hub tool in `tools --json` (hub mode).
+#[derive(Debug, Serialize)]
+pub struct HubToolJson<'a> {
+    /// The name it is called by.
+    pub exposed: &'a str,
+    /// The server it belongs to.
+    pub server: &'a str,
+    /// The server's own name for it.
+    pub tool: &'a str,
+    /// Its spec under the exposed name.
+    pub spec: &'a ToolSpec,
+}
+
+impl<'a> From<&'a HubTool> for HubToolJson<'a> {
+    fn from(tool: &'a HubTool) -> Self {
+        Self {
+            exposed: &tool.exposed,
+            server: &tool.server,
+            tool: &tool.tool,
+            spec: &tool.spec,
+        }
+    }
+}
+
+/// One row of the `servers` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerRow {
+    /// The server's name.
+    pub name: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// `ready`, `failed`, `disabled`….
+    pub state: String,
+    /// Tools exposed, when connected.
+    pub tools: Option<usize>,
+    /// How long the connect took, when it was tried.
+    pub startup: Option<Duration>,
+    /// The first line of the error, when it failed.
+    pub error: Option<String>,
+}
+
+/// Writes the `servers` table: a header, then one row per server with
+/// every column but the last (the error) padded.
+pub fn write_servers_table(out: &mut impl Write, rows: &[ServerRow]) -> io::Result<()> {
+    let header = ["NAME", "TRANSPORT", "STATE", "TOOLS", "STARTUP", "ERROR"];
+    let cells: Vec<[String; 6]> = rows
+        .iter()
+        .map(|row| {
+            [
+                clean(&row.name),
+                row.transport.clone(),
+                row.state.clone(),
+                row.tools.map_or_else(|| "-".to_owned(), |n| n.to_string()),
+                row.startup
+                    .map_or_else(|| "-".to_owned(), |d| format!("{} ms", d.as_millis())),
+                row.error.as_deref().map(clean).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &cells {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let header = header.map(str::to_owned);
+    for row in std::iter::once(&header).chain(&cells) {
+        let mut line = String::new();
+        for (index, (cell, width)) in row.iter().zip(widths).enumerate() {
+            match index {
+                // Numbers are right-aligned.
+                3 | 4 => line.push_str(&format!("{cell:>width$}  ")),
+                5 => line.push_str(cell),
+                _ => line.push_str(&format!("{cell:<width$}  ")),
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// `text` without control characters (a server name or error cannot
+/// rewrite the terminal).
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 /// Collapses all whitespace, newlines included, into single spaces.
@@ -155,6 +284,36 @@ mod tests {
         assert!(lines[1].starts_with("a_longer_name  xxx"));
         assert!(lines[1].ends_with('…'));
         assert_eq!(lines[1].chars().count(), 40);
+    }
+
+    #[test]
+    fn servers_table_aligns_columns_and_leaves_blanks_as_dashes() {
+        let rows = [
+            ServerRow {
+                name: "one".into(),
+                transport: "stdio".into(),
+                state: "ready".into(),
+                tools: Some(12),
+                startup: Some(Duration::from_millis(35)),
+                error: None,
+            },
+            ServerRow {
+                name: "broken".into(),
+                transport: "stdio".into(),
+                state: "failed".into(),
+                tools: None,
+                startup: Some(Duration::from_millis(1234)),
+                error: Some("could not start `x`".into()),
+            },
+        ];
+        let mut out = Vec::new();
+        write_servers_table(&mut out, &rows).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "NAME    TRANSPORT  STATE   TOOLS  STARTUP  ERROR\n\
+             one     stdio      ready      12    35 ms\n\
+             broken  stdio      failed      -  1234 ms  could not start `x`\n"
+        );
     }
 
     #[test]

@@ -106,7 +106,7 @@ impl std::error::Error for Interrupted {}
 
 /// Resolves when SIGINT or SIGTERM arrives; never when the handlers cannot
 /// be installed (the default action, ending the process, then applies).
-async fn interrupted() -> Interrupted {
+pub async fn interrupted() -> Interrupted {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),

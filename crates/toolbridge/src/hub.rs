@@ -52,7 +52,7 @@ pub use error::HubError;
 pub use event::{CallOutcome, DisconnectReason, HubEvent};
 
 use crate::{
-    audit::{AuditEvent, AuditLog},
+    audit::AuditLog,
     config::{HubConfig, ServerConfig, TransportConfig},
     mcp::{McpError, McpServer, McpServerStdio, McpServerStreamableHttp},
     naming::{ExposedNames, NameRequest, NameStyle},
@@ -106,6 +106,7 @@ pub(crate) struct HubInner {
     next_id: AtomicU64,
     events: broadcast::Sender<HubEvent>,
     policy: RwLock<CommandPolicy>,
+    audit: RwLock<Option<AuditLog>>,
     shutdown: CancellationToken,
     _stop_on_drop: DropGuard,
 }
@@ -119,6 +120,12 @@ impl HubInner {
     }
 
     pub(crate) fn emit(&self, event: HubEvent) {
+        if let Some(log) = &*self.audit.read().unwrap_or_else(|e| e.into_inner())
+            && let Some(record) = event.to_audit()
+        {
+            // Never blocks: a full queue drops and counts the record.
+            log.record(record);
+        }
         // No subscriber is fine.
         let _ = self.events.send(event);
     }
@@ -192,6 +199,7 @@ impl Hub {
                 next_id: AtomicU64::new(1),
                 events: broadcast::channel(1024).0,
                 policy: RwLock::new(CommandPolicy::default()),
+                audit: RwLock::new(None),
                 _stop_on_drop: shutdown.clone().drop_guard(),
                 shutdown,
             }),
@@ -205,27 +213,12 @@ impl Hub {
         self.inner.events.subscribe()
     }
 
-    /// Records the hub's events from now on in `log` (connects,
-    /// disconnects, restarts, calls with argument names only). Events the
-    /// hub produced faster than the log took them are counted as dropped
-    /// in the log itself. Needs a Tokio runtime.
+    /// Records the hub's events from now on in `log`: connects,
+    /// disconnects, restarts and calls (argument names only, never values).
+    /// Recording never blocks a call: the log's bounded queue drops and
+    /// counts what it cannot take. Replaces a log set before.
     pub fn record_audit(&self, log: AuditLog) {
-        let mut events = self.subscribe();
-        tokio::spawn(async move {
-            loop {
-                match events.recv().await {
-                    Ok(event) => {
-                        if let Some(record) = event.to_audit() {
-                            log.record(record);
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(count)) => {
-                        log.record(AuditEvent::dropped(count));
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
+        *self.inner.audit.write().unwrap_or_else(|e| e.into_inner()) = Some(log);
     }
 
     fn entry(&self, name: &str) -> Result<Arc<Entry>, HubError> {
@@ -590,17 +583,36 @@ impl Hub {
     /// [`HubError::NoExposedTool`] for an unknown name; otherwise as
     /// [`Hub::call_tool`].
     pub async fn call(&self, exposed: &str, arguments: Value) -> Result<ToolResult, HubError> {
-        let target = {
-            let names = self.inner.names.read().unwrap_or_else(|e| e.into_inner());
-            names
-                .resolve(exposed)
-                .map(|(server, tool)| (server.to_owned(), tool.to_owned()))
-                .ok_or_else(|| HubError::NoExposedTool {
-                    name: exposed.to_owned(),
-                    available: names.iter().map(|row| row.exposed().to_owned()).collect(),
-                })?
-        };
-        self.call_tool(&target.0, &target.1, arguments).await
+        let (server, tool) = self.route(exposed)?;
+        self.call_tool(&server, &tool, arguments).await
+    }
+
+    /// [`Hub::call`] with its own timeout (see
+    /// [`Hub::call_tool_with_timeout`]).
+    ///
+    /// # Errors
+    /// As [`Hub::call`].
+    pub async fn call_with_timeout(
+        &self,
+        exposed: &str,
+        arguments: Value,
+        timeout: Duration,
+    ) -> Result<ToolResult, HubError> {
+        let (server, tool) = self.route(exposed)?;
+        self.call_tool_with_timeout(&server, &tool, arguments, timeout)
+            .await
+    }
+
+    /// The (server, tool) an exposed name routes to.
+    fn route(&self, exposed: &str) -> Result<(String, String), HubError> {
+        let names = self.inner.names.read().unwrap_or_else(|e| e.into_inner());
+        names
+            .resolve(exposed)
+            .map(|(server, tool)| (server.to_owned(), tool.to_owned()))
+            .ok_or_else(|| HubError::NoExposedTool {
+                name: exposed.to_owned(),
+                available: names.iter().map(|row| row.exposed().to_owned()).collect(),
+            })
     }
 
     /// The hub's tools as a [`ToolRegistry`] of [`FunctionTool`]s under

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use anyhow::Context;
 use serde_json::Value;
+use toolbridge::ToolResult;
 
 use crate::{
     args::{CallArgs, ServerConfig},
@@ -31,12 +32,21 @@ pub async fn run(args: &CallArgs, config: &ServerConfig) -> anyhow::Result<Exit>
         Ok(result)
     })
     .await?;
+    print_result(&result, args.json, &args.tool)
+}
 
+/// Prints a result (its content, or with `json` the whole result) and
+/// picks the exit code: 1 when the tool reported an error (`isError`),
+/// saying so on stderr, else 0.
+///
+/// # Errors
+/// Failures writing to stdout.
+pub(super) fn print_result(result: &ToolResult, json: bool, tool: &str) -> anyhow::Result<Exit> {
     let mut out = io::stdout().lock();
-    if args.json {
-        output::write_json(&mut out, &result)
+    if json {
+        output::write_json(&mut out, result)
     } else {
-        output::write_result_text(&mut out, &result)
+        output::write_result_text(&mut out, result)
     }
     .and_then(|()| out.flush())
     .context("could not write the result to stdout")?;
@@ -46,8 +56,7 @@ pub async fn run(args: &CallArgs, config: &ServerConfig) -> anyhow::Result<Exit>
         // code is 1. If stderr is gone, the exit code still says it.
         let _ = writeln!(
             io::stderr(),
-            "error: tool '{}' reported an error (isError)",
-            args.tool
+            "error: tool '{tool}' reported an error (isError)"
         );
         return Ok(Exit::ToolError);
     }

@@ -76,10 +76,17 @@ pub enum HubError {
     Mcp(#[from] McpError),
 }
 
+/// At most this many names are listed in a message.
+const LISTED_NAMES: usize = 20;
+
 fn list(names: &[String]) -> String {
-    if names.is_empty() {
-        "none".to_owned()
-    } else {
-        names.join(", ")
+    match names.len() {
+        0 => "none".to_owned(),
+        n if n <= LISTED_NAMES => names.join(", "),
+        n => format!(
+            "{}, … and {} more",
+            names[..LISTED_NAMES].join(", "),
+            n - LISTED_NAMES
+        ),
     }
 }
