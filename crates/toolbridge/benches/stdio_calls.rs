@@ -558,33 +558,7 @@ impl Results {
 // ---------------------------------------------------------------------------
 // Locating the fixture (as `tests/common/mod.rs` does)
 
-/// `target/<profile>/toolbridge-fixture`, built if missing.
+/// `target/<profile>/toolbridge-fixture`, built if missing or stale.
 fn fixture_bin() -> Result<PathBuf, BoxError> {
-    // target/<profile>/deps/<bench-exe> → target/<profile>
-    let exe = std::env::current_exe()?;
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("cannot find target/<profile> from the bench executable")?
-        .to_path_buf();
-    let bin = profile_dir.join("toolbridge-fixture");
-    if !bin.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let mut build = Command::new(cargo);
-        build.args([
-            "build",
-            "-p",
-            "toolbridge-fixture",
-            "--bin",
-            "toolbridge-fixture",
-        ]);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            build.arg("--release");
-        }
-        let status = build.status()?;
-        if !status.success() {
-            return Err(format!("building toolbridge-fixture failed ({status})").into());
-        }
-    }
-    Ok(bin)
+    toolbridge_testkit::try_fixture_bin().map_err(Into::into)
 }

@@ -119,6 +119,13 @@ impl HubInner {
             .clone()
     }
 
+    fn server_names(&self) -> Vec<String> {
+        self.entries()
+            .iter()
+            .map(|e| e.config.name.clone())
+            .collect()
+    }
+
     pub(crate) fn emit(&self, event: HubEvent) {
         if let Some(log) = &*self.audit.read().unwrap_or_else(|e| e.into_inner())
             && let Some(record) = event.to_audit()
@@ -171,13 +178,9 @@ impl Default for Hub {
 
 impl std::fmt::Debug for Hub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<String> = self
-            .inner
-            .entries()
-            .iter()
-            .map(|e| e.config.name.clone())
-            .collect();
-        f.debug_struct("Hub").field("servers", &names).finish()
+        f.debug_struct("Hub")
+            .field("servers", &self.inner.server_names())
+            .finish()
     }
 }
 
@@ -376,12 +379,7 @@ impl Hub {
 
     /// Disconnects every server.
     pub async fn close(&self) {
-        let names: Vec<String> = self
-            .inner
-            .entries()
-            .iter()
-            .map(|e| e.config.name.clone())
-            .collect();
+        let names = self.inner.server_names();
         let disconnects = names.iter().map(|name| self.disconnect(name));
         futures::future::join_all(disconnects).await;
     }

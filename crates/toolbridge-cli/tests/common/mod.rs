@@ -4,47 +4,11 @@
 // Each test crate uses a different subset.
 #![allow(dead_code)]
 
-use std::{
-    path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
-    sync::OnceLock,
-};
+use std::process::{Command, Output, Stdio};
 
-/// The path of the `toolbridge-fixture` binary of the current profile,
-/// building it once if it is not there yet (as in
-/// `crates/toolbridge/tests/common/mod.rs`).
-pub fn fixture_bin() -> PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        // target/<profile>/deps/<test-exe> → target/<profile>
-        let exe = std::env::current_exe().expect("test executable path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile> directory")
-            .to_path_buf();
-        let bin = profile_dir.join("toolbridge-fixture");
-        if !bin.exists() {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let mut build = Command::new(cargo);
-            build.args([
-                "build",
-                "-p",
-                "toolbridge-fixture",
-                "--bin",
-                "toolbridge-fixture",
-            ]);
-            if profile_dir.file_name().is_some_and(|n| n == "release") {
-                build.arg("--release");
-            }
-            let status = build.status().expect("run cargo build for the fixture");
-            assert!(status.success(), "building toolbridge-fixture failed");
-        }
-        bin
-    })
-    .clone()
-}
+pub use toolbridge_testkit::fixture_bin;
 
+/// The fixture binary's path as a string, for command lines.
 pub fn fixture() -> String {
     fixture_bin().to_string_lossy().into_owned()
 }

@@ -309,8 +309,21 @@ where
                     "the server's stdin is closed",
                 ));
             };
-            writer.write_all(&bytes).await?;
-            writer.flush().await
+            let written = match writer.write_all(&bytes).await {
+                Ok(()) => writer.flush().await,
+                Err(error) => Err(error),
+            };
+            match written {
+                // The server is gone (or closed its stdin). Its stdout still
+                // ends, and that ending is what reports it, with whatever it
+                // printed before (a usage text); failing here first would
+                // end the handshake before that output was read.
+                Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+                    tracing::debug!(%error, "the server's stdin is closed; waiting for its stdout to end");
+                    Ok(())
+                }
+                other => other,
+            }
         }
     }
 
