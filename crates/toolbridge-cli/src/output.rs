@@ -171,9 +171,15 @@ fn clean(text: &str) -> String {
         .collect()
 }
 
-/// Collapses all whitespace, newlines included, into single spaces.
+/// Collapses all whitespace, newlines included, into single spaces, and
+/// turns control characters (a server's ANSI escapes) into spaces so a
+/// description cannot rewrite the terminal.
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let visible: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    visible.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Cuts `text` to at most `max` characters, ending with `…` when cut.
@@ -284,6 +290,23 @@ mod tests {
         assert!(lines[1].starts_with("a_longer_name  xxx"));
         assert!(lines[1].ends_with('…'));
         assert_eq!(lines[1].chars().count(), 40);
+    }
+
+    #[test]
+    fn escape_sequences_in_descriptions_never_reach_the_terminal() {
+        let specs = [ToolSpec::new(
+            "t",
+            "d\u{1b}[31mred\u{1b}[0m\rline2",
+            json!({}),
+        )];
+        let mut out = Vec::new();
+        write_tool_table(&mut out, &specs, 80).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("d [31mred [0m line2"), "{text:?}");
     }
 
     #[test]

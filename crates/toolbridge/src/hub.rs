@@ -313,6 +313,13 @@ impl Hub {
             Err(error) => {
                 self.remove(&entry);
                 let _ = entry.server.cleanup().await;
+                // A failed connect is on record too.
+                self.inner.emit(HubEvent::Disconnected {
+                    server: entry.config.name.clone(),
+                    reason: DisconnectReason::Error,
+                    exit_code: None,
+                    detail: Some(error.to_string()),
+                });
                 return Err(error.into());
             }
         };

@@ -60,6 +60,7 @@ mod http;
 mod line_transport;
 mod multiplex;
 mod process;
+mod redact;
 mod session;
 mod stdio;
 mod tool_info;

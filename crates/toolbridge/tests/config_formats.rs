@@ -451,3 +451,23 @@ fn parse_errors_do_not_echo_secret_values() {
     let err = load_err("toolbridge.toml", toml, &no_vars);
     assert!(!err.to_string().contains("ghp_leak123"), "{err}");
 }
+
+#[test]
+fn a_relative_audit_path_is_relative_to_the_config_file() {
+    let dir = std::env::temp_dir().join(format!("toolbridge-audit-rel-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let path = dir.join("sub/toolbridge.toml");
+    std::fs::write(
+        &path,
+        "audit = { sink = \"jsonl\", path = \"logs/audit.jsonl\" }\n\n[servers.one]\ncommand = \"npx\"\n",
+    )
+    .unwrap();
+    let config = toolbridge::config::HubConfig::load_with(&path, &|_| None).unwrap();
+    match config.audit {
+        Some(toolbridge::config::AuditConfig::Jsonl { path: audit }) => {
+            assert_eq!(audit, dir.join("sub/logs/audit.jsonl"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -161,3 +161,24 @@ async fn a_bad_url_or_header_is_a_config_error() {
         .unwrap_err();
     assert!(error.to_string().contains("invalid header name"), "{error}");
 }
+
+#[tokio::test]
+async fn url_query_and_header_secrets_are_hidden_in_connect_errors() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let error = McpServerStreamableHttp::url(format!(
+        "http://127.0.0.1:{port}/mcp?api_key=sk-urlsecret-555"
+    ))
+    .with_header("Authorization", "Bearer sk-headersecret-777")
+    .with_name("secretive")
+    .connect()
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("server 'secretive'"), "{error}");
+    assert!(!error.contains("sk-urlsecret-555"), "{error}");
+    assert!(!error.contains("sk-headersecret-777"), "{error}");
+}

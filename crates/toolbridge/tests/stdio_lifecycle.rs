@@ -315,3 +315,13 @@ async fn canary_inner() {
     let inherited = env_of(common::fixture(&[]).with_inherited_env("CANARY_TOKEN")).await;
     assert_eq!(inherited["CANARY_TOKEN"], "canary-secret-4711");
 }
+
+#[tokio::test]
+async fn configured_secrets_printed_on_stdout_are_hidden_in_errors() {
+    let server = McpServerStdio::command("sh", ["-c", "echo \"my token $MY_TOKEN\"; exit 4"])
+        .with_env("MY_TOKEN", "sk-live-SUPERSECRET-0001")
+        .with_name("leaky");
+    let error = server.connect().await.unwrap_err().to_string();
+    assert!(error.contains("my token ****"), "{error}");
+    assert!(!error.contains("SUPERSECRET"), "{error}");
+}

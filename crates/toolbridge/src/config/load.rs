@@ -6,7 +6,7 @@ use std::{path::Path, time::Duration};
 use super::{
     error::{ConfigError, redact_quoted},
     json::{JsonFile, JsonServer, Ordered, strip_jsonc},
-    model::{HubConfig, RestartPolicy},
+    model::{AuditConfig, HubConfig, RestartPolicy},
     resolve::{Draft, Lookup, finish, placeholder_server},
     toml_file::{TomlFile, TomlServer, line_column},
 };
@@ -211,8 +211,22 @@ fn parse_toml(path: &Path, text: &str, lookup: Lookup<'_>) -> Result<HubConfig, 
     Ok(HubConfig {
         servers,
         command_allowlist: file.command_allowlist,
-        audit: file.audit,
+        audit: file.audit.map(|audit| relative_to_file(path, audit)),
     })
+}
+
+/// An audit path written relative is relative to the config file's folder
+/// (as VS Code's `${workspaceFolder}` is), not to wherever toolbridge runs.
+fn relative_to_file(path: &Path, audit: AuditConfig) -> AuditConfig {
+    let base = path.parent().unwrap_or_else(|| Path::new(""));
+    let anchor = |p: std::path::PathBuf| if p.is_relative() { base.join(p) } else { p };
+    match audit {
+        AuditConfig::Sqlite { path: Some(p) } => AuditConfig::Sqlite {
+            path: Some(anchor(p)),
+        },
+        AuditConfig::Jsonl { path: p } => AuditConfig::Jsonl { path: anchor(p) },
+        other => other,
+    }
 }
 
 fn check_duplicates<T>(path: &Path, map: Ordered<T>) -> Result<Vec<(String, T)>, ConfigError> {

@@ -25,6 +25,7 @@ use super::{
     client::BridgeClient,
     describe,
     handle::handle_builders,
+    redact::Redactions,
     session::{Link, Session},
 };
 
@@ -129,6 +130,14 @@ impl McpServerStreamableHttp {
         &self.params
     }
 
+    /// The secrets of this server's configuration: header values and the
+    /// URL's query.
+    fn redactions(&self) -> Redactions {
+        Redactions::default()
+            .with_url(&self.params.url)
+            .with_header_values(self.params.headers.values())
+    }
+
     fn invalid(&self, message: String) -> McpError {
         McpError::InvalidConfig {
             server: self.handle.name().to_owned(),
@@ -210,16 +219,17 @@ impl McpServerStreamableHttp {
                     CancellationToken::new(),
                     Link::Http,
                     self.handle.tools_changed_sender(),
+                    Arc::new(self.redactions()),
                 )),
                 Err(error) if describe::worth_initialize_retry(&error) => Err(McpError::Handshake {
                     server: server.to_string(),
-                    message: describe::initialize(&error),
+                    message: self.redactions().apply(&describe::initialize(&error)),
                     stderr: String::new(),
                 }),
                 // Nothing answered: another handshake would fail the same way.
                 Err(error) => Err(McpError::Unreachable {
                     server: server.to_string(),
-                    message: describe::initialize(&error),
+                    message: self.redactions().apply(&describe::initialize(&error)),
                 }),
             },
             () = tokio::time::sleep_until(deadline) => Err(McpError::StartupTimeout {

@@ -38,7 +38,7 @@ use tokio::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::multiplex::Multiplexer;
+use super::{multiplex::Multiplexer, redact::Redactions};
 
 /// What the transport saw on stdout that was not protocol, for errors: a
 /// server that prints its usage or a banner and exits is explained by it.
@@ -48,6 +48,8 @@ pub(crate) struct StdoutNotes {
     skipped_count: std::sync::atomic::AtomicUsize,
     /// Why reading stopped early (a line over the size limit).
     broken: std::sync::OnceLock<String>,
+    /// Secrets hidden from the kept lines.
+    redactions: Redactions,
 }
 
 impl StdoutNotes {
@@ -56,7 +58,9 @@ impl StdoutNotes {
     const KEPT_LINE_CHARS: usize = 200;
 
     fn skipped_line(&self, line: &[u8]) {
-        let text: String = String::from_utf8_lossy(line)
+        let text: String = self
+            .redactions
+            .apply(&String::from_utf8_lossy(line))
             .chars()
             .take(Self::KEPT_LINE_CHARS)
             .collect();
@@ -162,6 +166,16 @@ where
     /// Sets the longest line accepted (default [`DEFAULT_MAX_LINE_BYTES`]).
     pub(crate) fn with_max_line_bytes(mut self, bytes: usize) -> Self {
         self.max_line_bytes = bytes.max(1);
+        self
+    }
+
+    /// Hides `redactions` in the kept non-protocol lines. Call before the
+    /// transport is used.
+    pub(crate) fn with_redactions(mut self, redactions: Redactions) -> Self {
+        self.notes = Arc::new(StdoutNotes {
+            redactions,
+            ..StdoutNotes::default()
+        });
         self
     }
 

@@ -28,7 +28,7 @@ use tokio::{
     time::Instant,
 };
 
-use super::McpError;
+use super::{McpError, redact::Redactions};
 
 /// How many bytes of a server's stderr are kept for error messages.
 pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
@@ -199,13 +199,7 @@ impl ChildProcess {
         // Values configured for this server are treated as secrets: a server
         // that echoes its environment on stderr must not put them in our
         // logs or error messages.
-        let secrets: Vec<String> = spec
-            .env
-            .vars
-            .values()
-            .filter(|value| value.len() >= MIN_REDACTED_LEN)
-            .cloned()
-            .collect();
+        let secrets = Redactions::new(spec.env.vars.values().cloned());
         tokio::spawn(drain_stderr(
             Arc::clone(&server),
             stderr,
@@ -371,21 +365,6 @@ pub(crate) fn describe_status(status: ExitStatus) -> String {
     status.to_string()
 }
 
-/// Configured values shorter than this are not redacted (`1`, `true`…
-/// would mangle every line).
-const MIN_REDACTED_LEN: usize = 6;
-
-/// `line` with every occurrence of a secret replaced by `****`.
-fn redact(line: &[u8], secrets: &[String]) -> Vec<u8> {
-    let mut text = String::from_utf8_lossy(line).into_owned();
-    for secret in secrets {
-        if text.contains(secret.as_str()) {
-            text = text.replace(secret.as_str(), "****");
-        }
-    }
-    text.into_bytes()
-}
-
 /// Reads the server's stderr to the end: each line goes to `tracing` and to
 /// the bounded tail. Draining keeps a chatty server from blocking on a full
 /// pipe.
@@ -394,7 +373,7 @@ async fn drain_stderr(
     stderr: ChildStderr,
     tail: Arc<StderrTail>,
     done: watch::Sender<bool>,
-    secrets: Vec<String>,
+    secrets: Redactions,
 ) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
@@ -404,7 +383,7 @@ async fn drain_stderr(
             Ok(0) | Err(_) => break,
             Ok(_) => {
                 if !secrets.is_empty() {
-                    line = redact(&line, &secrets);
+                    line = secrets.apply(&String::from_utf8_lossy(&line)).into_bytes();
                 }
                 tail.push(&line);
                 let text = String::from_utf8_lossy(&line);

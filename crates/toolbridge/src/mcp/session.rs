@@ -31,6 +31,7 @@ use super::{
     line_transport::StdoutNotes,
     multiplex::{Multiplexer, Reply},
     process::ChildProcess,
+    redact::Redactions,
 };
 
 /// At most this many `tools/list` pages are read before giving up.
@@ -72,6 +73,8 @@ pub(crate) struct Session {
     /// The per-request `_meta` a 2026-07-28 (stateless) server needs on
     /// every request; `None` in the `initialize` era.
     request_meta: Option<Value>,
+    /// Secrets configured for this server, hidden in error messages.
+    redactions: Arc<Redactions>,
     link: Link,
 }
 
@@ -130,6 +133,7 @@ impl Session {
         lost: CancellationToken,
         link: Link,
         tools_changed: tokio::sync::watch::Sender<u64>,
+        redactions: Arc<Redactions>,
     ) -> Self {
         let peer = running.peer().clone();
         let closed = CancellationToken::new();
@@ -162,6 +166,7 @@ impl Session {
             lost_reason,
             pending,
             request_meta,
+            redactions,
             link,
         }
     }
@@ -238,7 +243,7 @@ impl Session {
                 server: self.server.to_string(),
                 phase: phase.to_owned(),
                 code: data.code.0,
-                message: data.message.into_owned(),
+                message: self.redactions.apply(&data.message),
                 data: data.data,
             },
             ServiceError::Timeout { .. } => McpError::Timeout {
@@ -260,7 +265,7 @@ impl Session {
             other => McpError::ConnectionLost {
                 server: self.server.to_string(),
                 phase: phase.to_owned(),
-                message: describe::service(&other),
+                message: self.redactions.apply(&describe::service(&other)),
             },
         }
     }
@@ -294,11 +299,11 @@ impl Session {
             Link::Http => McpError::ConnectionLost {
                 server: self.server.to_string(),
                 phase: phase.to_owned(),
-                message: self
-                    .lost_reason
-                    .get()
-                    .cloned()
-                    .unwrap_or_else(|| "the connection to the server was closed".to_owned()),
+                message: self.redactions.apply(
+                    self.lost_reason
+                        .get()
+                        .map_or("the connection to the server was closed", String::as_str),
+                ),
             },
         }
     }
@@ -472,7 +477,7 @@ impl Session {
                 server: self.server.to_string(),
                 phase: phase(),
                 code: error.code,
-                message: error.message,
+                message: self.redactions.apply(&error.message),
                 data: error.data,
             }),
             // The multiplexer dropped the request: the transport is gone.

@@ -19,6 +19,7 @@ use super::{
     line_transport::{LineTransport, StdoutNotes, shared_writer},
     multiplex::Multiplexer,
     process::{ChildProcess, EnvSpec, SpawnSpec, describe_status},
+    redact::Redactions,
     session::{Link, Session},
 };
 
@@ -208,6 +209,7 @@ impl McpServerStdio {
             lost.clone(),
         )
         .with_multiplexer(Arc::clone(&multiplexer))
+        .with_redactions(Redactions::new(self.params.env.values().cloned()))
         .with_max_line_bytes(self.handle.options().max_message_bytes);
         let notes = transport.notes();
         let client = BridgeClient::new(Arc::clone(&server), self.handle.tools_changed_sender());
@@ -251,6 +253,7 @@ impl McpServerStdio {
                         notes,
                     },
                     self.handle.tools_changed_sender(),
+                    Arc::new(Redactions::new(self.params.env.values().cloned())),
                 ));
             }
             Outcome::Ready(Err(error)) => {
