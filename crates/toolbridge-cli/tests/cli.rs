@@ -71,19 +71,7 @@ impl Drop for HttpFixture {
     }
 }
 
-/// Whether a process with this id exists (zombies count as gone).
-fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|rest| rest.split_whitespace().next());
-            state != Some("Z") && state != Some("X")
-        }
-        Err(_) => false,
-    }
-}
+use toolbridge_testkit::process_alive;
 
 /// The live children of process `parent`.
 fn children_of(parent: u32) -> Vec<u32> {

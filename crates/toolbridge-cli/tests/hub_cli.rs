@@ -99,16 +99,7 @@ fn exposed_names(json: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether a process with this id exists (zombies count as gone).
-fn process_alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().next());
-        state != Some("Z") && state != Some("X")
-    })
-}
+use toolbridge_testkit::process_alive;
 
 // -------------------------------------------------------------- servers
 
