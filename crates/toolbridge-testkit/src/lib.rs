@@ -85,6 +85,12 @@ fn fixture_sources_newer_than(bin: &Path) -> bool {
 }
 
 /// Whether a process with this id exists (zombies count as gone).
+///
+/// # Examples
+/// ```
+/// assert!(toolbridge_testkit::process_alive(std::process::id()));
+/// assert!(!toolbridge_testkit::process_alive(u32::MAX));
+/// ```
 pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
