@@ -99,6 +99,27 @@ impl StdoutNotes {
 /// (take it out) at any time.
 pub(crate) type SharedWriter<W> = Arc<Mutex<Option<BufWriter<W>>>>;
 
+/// Writes one line and flushes it, under the writer's lock (so lines from
+/// rmcp and from fast-path callers never interleave).
+///
+/// # Errors
+/// `NotConnected` when the owner closed the writer (`cleanup()`); the
+/// write's own error otherwise (`BrokenPipe` when the server is gone).
+pub(crate) async fn write_line<W: AsyncWrite + Unpin>(
+    writer: &SharedWriter<W>,
+    line: &[u8],
+) -> std::io::Result<()> {
+    let mut guard = writer.lock().await;
+    let Some(writer) = guard.as_mut() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotConnected,
+            "the server's stdin is closed",
+        ));
+    };
+    writer.write_all(line).await?;
+    writer.flush().await
+}
+
 /// Wraps `writer` for [`LineTransport::new`].
 pub(crate) fn shared_writer<W: AsyncWrite>(writer: W) -> SharedWriter<W> {
     Arc::new(Mutex::new(Some(BufWriter::new(writer))))
@@ -316,18 +337,7 @@ where
         });
         async move {
             let bytes = encoded.map_err(std::io::Error::other)?;
-            let mut guard = writer.lock().await;
-            let Some(writer) = guard.as_mut() else {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::BrokenPipe,
-                    "the server's stdin is closed",
-                ));
-            };
-            let written = match writer.write_all(&bytes).await {
-                Ok(()) => writer.flush().await,
-                Err(error) => Err(error),
-            };
-            match written {
+            match write_line(&writer, &bytes).await {
                 // The server is gone (or closed its stdin). Its stdout still
                 // ends, and that ending is what reports it, with whatever it
                 // printed before (a usage text); failing here first would
@@ -343,8 +353,9 @@ where
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
         // rmcp drops this future whenever another event wins its select
-        // loop: bytes already read stay in `self.line` (read_until appends),
-        // and the line is cleared only once it has been handled whole.
+        // loop: bytes already read stay in `self.line` (read_line_bounded
+        // appends), and the line is cleared only once it has been handled
+        // whole.
         loop {
             let deadline = self.discover.as_ref().map(|probe| probe.deadline);
             let read = tokio::select! {

@@ -28,7 +28,7 @@ use super::{
     McpError, McpToolInfo,
     client::{self, BridgeClient},
     convert, describe,
-    line_transport::StdoutNotes,
+    line_transport::{StdoutNotes, write_line},
     multiplex::{Multiplexer, Reply},
     process::ChildProcess,
     redact::Redactions,
@@ -627,16 +627,6 @@ fn encode_cancel(id: u64, reason: &str) -> Vec<u8> {
     .unwrap_or_default();
     line.push(b'\n');
     line
-}
-
-/// Writes one line to the server's stdin.
-async fn write_line(stdin: &SharedStdin, line: &[u8]) -> std::io::Result<()> {
-    let mut guard = stdin.lock().await;
-    let Some(writer) = guard.as_mut() else {
-        return Err(std::io::ErrorKind::BrokenPipe.into());
-    };
-    writer.write_all(line).await?;
-    writer.flush().await
 }
 
 /// The `_meta` every request needs in the stateless 2026-07-28 era
